@@ -1,0 +1,58 @@
+/* tiledblas.h - the public C API of libtiledblas beyond the BLAS names it
+ * exports. Most programs need none of this: LD_PRELOAD=libtiledblas.so is
+ * the whole interface. This header is for programs whose data already lives
+ * on the GPU, and for tools that want to know what the library holds. */
+#ifndef TILEDBLAS_H
+#define TILEDBLAS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TILEDBLAS_VERSION "0.1.0"
+
+/* Library version string, e.g. "0.1.0". */
+const char *tiledblas_version(void);
+
+/* C = alpha * op(A) * op(B) + beta * C on device pointers, row-major, with
+ * op() chosen by transa/transb ('N' or 'T'), strides in elements, enqueued
+ * on `stream` (a cudaStream_t; NULL is the legacy default stream). Does not
+ * synchronise. Returns 0 on success, a positive BLAS-style argument number
+ * for an illegal argument (1 = transa ... 12 = ldc), or -1 for a CUDA error
+ * (see tiledblas_last_error). */
+int tiledblas_sgemm_device(char transa, char transb, int m, int n, int k,
+                           float alpha, const float *A, int lda,
+                           const float *B, int ldb,
+                           float beta, float *C, int ldc, void *stream);
+
+/* The same, with the kernel named (NULL = the default choice for the shape).
+ * Returns -2 when no kernel of that name exists or it does not support the
+ * call. */
+int tiledblas_sgemm_device_kernel(const char *kernel, char transa, char transb,
+                                  int m, int n, int k, float alpha,
+                                  const float *A, int lda, const float *B, int ldb,
+                                  float beta, float *C, int ldc, void *stream);
+
+/* Text of the last CUDA error seen by this thread in the calls above. */
+const char *tiledblas_last_error(void);
+
+/* The kernels built into the library, in the order of their progression. */
+typedef struct tiledblas_kernel_desc {
+    const char *name;
+    const char *summary;
+    int block_m, block_n, block_k;   /* C tile of one thread block, K step  */
+    int warp_m, warp_n;              /* C tile of one warp (0: not tiled)   */
+    int thread_m, thread_n;          /* C micro-tile of one thread          */
+    int threads;                     /* threads per block                   */
+} tiledblas_kernel_desc;
+
+int tiledblas_kernel_count(void);
+/* Fills *out for kernel i (0-based); returns 0, or -1 when i is out of range. */
+int tiledblas_kernel_describe(int i, tiledblas_kernel_desc *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+/* kernels/tb_kernels.h - the C ABI between the host side (src/) and the CUDA
+ * kernels (kernels/). Every kernel file exports one launcher of type
+ * tb_launch_fn; kernels/registry.c lists them. Kernels see only device
+ * pointers, row-major operands and a stream; they never allocate, copy or
+ * synchronise, and report launch errors by return value. */
+#ifndef TB_KERNELS_H
+#define TB_KERNELS_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One row-major product on device memory:
+ *   C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C
+ * op(A) is A (m x k, element (i,p) at A[i*lda + p]) when transa == 0, and
+ * A^T when transa != 0 (A stored k x m, element (i,p) at A[p*lda + i]).
+ * Likewise op(B) with transb. Strides are in elements, not bytes.
+ * beta == 0 means C is write-only: it is never read (NaN in C must not leak).
+ * k == 0 or alpha == 0 give C = beta*C without reading A or B. */
+typedef struct tb_gemm_args {
+    int m, n, k;
+    int transa, transb;
+    float alpha, beta;
+    const float *A; size_t lda;
+    const float *B; size_t ldb;
+    float *C; size_t ldc;
+} tb_gemm_args;
+
+/* Launch the product on `stream`; return cudaSuccess or the launch error.
+ * A launcher must accept every shape and stride allowed by BLAS unless its
+ * tb_kernel_info.supports() says no. */
+typedef cudaError_t (*tb_launch_fn)(const tb_gemm_args *args, cudaStream_t stream);
+
+/* Optional limits, checked by the dispatcher before it picks a kernel; NULL
+ * means "any shape, any stride, any alignment". */
+typedef int (*tb_supports_fn)(const tb_gemm_args *args);
+
+typedef struct tb_kernel_info {
+    const char *name;        /* TILEDBLAS_KERNEL=<name> selects it        */
+    const char *summary;     /* one line for `tiledblas info` and docs    */
+    tb_launch_fn launch;
+    tb_supports_fn supports;
+    int rank;                /* higher = preferred by default when supported */
+    /* The tiling, for docs and `tiledblas animate`: each thread block owns a
+     * block_m x block_n tile of C and steps through K block_k at a time; each
+     * warp a warp_m x warp_n part of it (0 when warps are not tiled); each
+     * thread a thread_m x thread_n micro-tile; `threads` per block. */
+    int block_m, block_n, block_k;
+    int warp_m, warp_n;
+    int thread_m, thread_n;
+    int threads;
+} tb_kernel_info;
+
+/* kernels/registry.c */
+const tb_kernel_info *tb_kernel_list(int *count);
+const tb_kernel_info *tb_kernel_by_name(const char *name);
+/* The preferred kernel that supports args (the highest rank). */
+const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
+
+/* Launchers, one per kernel file. */
+cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,82 @@
+/* src/api.c - the public tiledblas_* functions of include/tiledblas.h: the
+ * GEMM on device pointers (the kernel alone, no copies, no lock) and the
+ * description of the kernels built in. */
+#include "tb_internal.h"
+#include "tb_kernels.h"
+#include "tiledblas.h"
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#define TB_EXPORT __attribute__((visibility("default")))
+
+static __thread const char *tb_api_error = "no error";
+
+TB_EXPORT const char *tiledblas_version(void) { return TILEDBLAS_VERSION; }
+
+TB_EXPORT const char *tiledblas_last_error(void) { return tb_api_error; }
+
+static int tb_trans_arg(char t, int *out)
+{
+    if (t == 'N' || t == 'n') { *out = 0; return 1; }
+    if (t == 'T' || t == 't' || t == 'C' || t == 'c') { *out = 1; return 1; }
+    return 0;
+}
+
+TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, char transb,
+                                            int m, int n, int k, float alpha,
+                                            const float *A, int lda, const float *B, int ldb,
+                                            float beta, float *C, int ldc, void *stream)
+{
+    int ta, tb;
+    /* BLAS argument numbers, in the order of the Fortran sgemm. */
+    if (!tb_trans_arg(transa, &ta)) return 1;
+    if (!tb_trans_arg(transb, &tb)) return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0) return 5;
+    if (lda < (ta ? (m > 1 ? m : 1) : (k > 1 ? k : 1))) return 8;
+    if (ldb < (tb ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return 10;
+    if (ldc < (n > 1 ? n : 1)) return 13;
+
+    tb_gemm_args g = {m, n, k, ta, tb, alpha, beta, A, (size_t)lda, B, (size_t)ldb, C, (size_t)ldc};
+    const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_pick(&g);
+    if (!kern || (kern->supports && !kern->supports(&g))) {
+        tb_api_error = "no such kernel, or it does not support this call";
+        return -2;
+    }
+    cudaError_t e = kern->launch(&g, (cudaStream_t)stream);
+    if (e != cudaSuccess) {
+        tb_api_error = cudaGetErrorString(e);
+        cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
+TB_EXPORT int tiledblas_sgemm_device(char transa, char transb, int m, int n, int k,
+                                     float alpha, const float *A, int lda,
+                                     const float *B, int ldb,
+                                     float beta, float *C, int ldc, void *stream)
+{
+    return tiledblas_sgemm_device_kernel(NULL, transa, transb, m, n, k, alpha, A, lda,
+                                         B, ldb, beta, C, ldc, stream);
+}
+
+TB_EXPORT int tiledblas_kernel_count(void)
+{
+    int n;
+    tb_kernel_list(&n);
+    return n;
+}
+
+TB_EXPORT int tiledblas_kernel_describe(int i, tiledblas_kernel_desc *out)
+{
+    int n;
+    const tb_kernel_info *k = tb_kernel_list(&n);
+    if (i < 0 || i >= n)
+        return -1;
+    *out = (tiledblas_kernel_desc){k[i].name, k[i].summary, k[i].block_m, k[i].block_n,
+                                   k[i].block_k, k[i].warp_m, k[i].warp_n,
+                                   k[i].thread_m, k[i].thread_n, k[i].threads};
+    return 0;
+}

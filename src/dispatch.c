@@ -1,0 +1,142 @@
+/* src/dispatch.c - the one place that decides GPU or CPU, and says why.
+ * It checks legality exactly as BLAS does (an illegal call is forwarded, so
+ * the real BLAS reports it), normalises to a row-major problem, decides,
+ * runs, falls back on a GPU failure and accounts the call. */
+#include "tb_internal.h"
+#include <stdio.h>
+
+static int tb_max1(int x) { return x > 1 ? x : 1; }
+
+static int tb_trans_ok(int t) { return t == TB_NO_TRANS || t == TB_TRANS || t == TB_CONJ_TRANS; }
+
+int tb_call_is_legal(const tb_call *c)
+{
+    if (c->layout != TB_ROW_MAJOR && c->layout != TB_COL_MAJOR)
+        return 0;
+    if (!tb_trans_ok(c->transa) || !tb_trans_ok(c->transb))
+        return 0;
+    if (c->m < 0 || c->n < 0 || c->k < 0)
+        return 0;
+    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    if (c->layout == TB_ROW_MAJOR)
+        return c->lda >= tb_max1(ta ? c->m : c->k) &&
+               c->ldb >= tb_max1(tb ? c->k : c->n) &&
+               c->ldc >= tb_max1(c->n);
+    return c->lda >= tb_max1(ta ? c->k : c->m) &&
+           c->ldb >= tb_max1(tb ? c->n : c->k) &&
+           c->ldc >= tb_max1(c->m);
+}
+
+void tb_normalise(const tb_call *c, tb_problem *p)
+{
+    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    p->k = c->k;
+    p->alpha = c->alpha;
+    p->beta = c->beta;
+    p->C = c->C;
+    p->ldc = (size_t)c->ldc;
+    if (c->layout == TB_ROW_MAJOR) {
+        p->m = c->m; p->n = c->n;
+        p->A = c->A; p->lda = (size_t)c->lda; p->transa = ta;
+        p->B = c->B; p->ldb = (size_t)c->ldb; p->transb = tb;
+    } else {
+        /* Column-major C (m x n, ldc) is row-major C^T (n x m, ldc), and
+         * C^T = op(B)^T op(A)^T: swap the operands and the sizes. A
+         * column-major X read row-major is X^T, so the transposes carry over
+         * unchanged. */
+        p->m = c->n; p->n = c->m;
+        p->A = c->B; p->lda = (size_t)c->ldb; p->transa = tb;
+        p->B = c->A; p->ldb = (size_t)c->lda; p->transb = ta;
+    }
+}
+
+tb_decision tb_decide(const tb_call *c, const tb_problem *p)
+{
+    const tb_settings *s = tb_settings_get();
+    const char *why;
+
+    if (!tb_call_is_legal(c))
+        return (tb_decision){TB_ROUTE_CPU, "illegal-args"};
+    if (s->mode == TB_MODE_CPU)
+        return (tb_decision){TB_ROUTE_CPU, "mode-cpu"};
+    if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
+        return (tb_decision){TB_ROUTE_CPU, "no-op"};
+    if (c->layout != TB_ROW_MAJOR || c->transa != TB_NO_TRANS || c->transb != TB_NO_TRANS)
+        return (tb_decision){TB_ROUTE_CPU, "scope"};
+    if (s->mode == TB_MODE_AUTO && (double)p->m * p->n * p->k < s->threshold)
+        return (tb_decision){TB_ROUTE_CPU, "small"};
+    /* Only now may CUDA start: small calls never pay for it. */
+    if (!tb_gpu_available(&why)) {
+        if (s->mode == TB_MODE_GPU)
+            tb_warn_once(TB_ONCE_NO_GPU, "%s=gpu but the GPU path is unavailable (%s); "
+                         "calls run on the CPU BLAS", TB_ENV_MODE, why);
+        if (s->mode == TB_MODE_VERIFY)
+            tb_warn_once(TB_ONCE_NO_GPU, "%s=verify cannot compare: the GPU path is "
+                         "unavailable (%s); calls run on the CPU BLAS", TB_ENV_MODE, why);
+        return (tb_decision){TB_ROUTE_CPU, why};
+    }
+    return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced"
+                                       : s->mode == TB_MODE_VERIFY ? "verify" : "large"};
+}
+
+/* Set while this thread is inside the real BLAS, so that a CBLAS whose
+ * cblas_sgemm calls sgemm_ (the reference one does) is intercepted once. */
+static __thread int tb_depth;
+
+static void tb_run_cpu(const tb_call *c)
+{
+    tb_depth++;
+    tb_forward(c);
+    tb_depth--;
+}
+
+/* Verify mode: every verify_every-th eligible call is run on both sides. */
+static int tb_verify_this_one(void)
+{
+    static unsigned long counter;
+    unsigned long n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+    return n % (unsigned long)tb_settings_get()->verify_every == 0;
+}
+
+void tb_sgemm_dispatch(const tb_call *c)
+{
+    if (tb_depth) {
+        tb_forward(c);
+        return;
+    }
+    tb_problem p;
+    tb_normalise(c, &p);
+    tb_record r = {c, &p, TB_ROUTE_CPU, NULL, tb_now(), 0.0, NULL, NULL};
+    tb_decision d = tb_decide(c, &p);
+    tb_gpu_times t = {0};
+    tb_verify_result v = {0};
+    char reason[48];
+
+    r.reason = d.reason;
+    if (d.route == TB_ROUTE_GPU && tb_settings_get()->mode == TB_MODE_VERIFY) {
+        if (!tb_verify_this_one()) {
+            r.reason = "verify-skipped";
+            tb_run_cpu(c);
+        } else if (tb_verify_call(c, &p, &t, &v) == 0) {
+            r.gpu = &t;       /* the GPU ran, the caller got the CPU result */
+            r.verify = &v;
+        } else {
+            r.reason = "verify-gpu-failed";
+        }
+    } else if (d.route == TB_ROUTE_GPU) {
+        tb_stage failed = tb_gpu_sgemm(&p, &t);
+        if (failed == TB_STAGE_NONE) {
+            r.route = TB_ROUTE_GPU;
+            r.gpu = &t;
+        } else {
+            /* The GPU path left C untouched: the real BLAS does the whole call. */
+            snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));
+            r.reason = reason;
+            tb_run_cpu(c);
+        }
+    } else {
+        tb_run_cpu(c);
+    }
+    r.seconds = tb_now() - r.t_start;
+    tb_account(&r);
+}

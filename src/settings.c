@@ -1,0 +1,123 @@
+/* src/settings.c - every TILEDBLAS_* variable, parsed once into a const
+ * struct by typed parsers. A bad value warns, naming the variable, and the
+ * default is used. Nothing else reads the environment. */
+#define _GNU_SOURCE
+#include "tb_internal.h"
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Default GPU threshold on m*n*k, measured on the H200 host against OpenBLAS
+ * 0.3.21 (SkylakeX kernel, 16 threads): see README "Choosing the threshold". */
+#define TB_DEFAULT_THRESHOLD (1024.0 * 1024.0 * 1024.0)
+
+static tb_settings tb_s;
+static pthread_once_t tb_s_once = PTHREAD_ONCE_INIT;
+
+/* Bad values are collected while parsing and reported after, because the
+ * logger itself reads the settings. */
+static char tb_s_bad[4][160];
+static int tb_s_nbad;
+
+static void tb_bad(const char *var, const char *val, const char *want)
+{
+    if (tb_s_nbad < 4)
+        snprintf(tb_s_bad[tb_s_nbad++], sizeof tb_s_bad[0],
+                 "%s='%.40s' is not %s; using the default", var, val, want);
+}
+
+static const char *tb_env(const char *var)
+{
+    const char *v = getenv(var);
+    return (v && *v) ? v : NULL;
+}
+
+static int tb_parse_choice(const char *var, const char *const *names, int n, int def)
+{
+    const char *v = tb_env(var);
+    if (!v)
+        return def;
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(v, names[i]) == 0)
+            return i;
+    char want[96] = "one of";
+    for (int i = 0; i < n; i++) {
+        strncat(want, i ? "|" : " ", sizeof want - strlen(want) - 1);
+        strncat(want, names[i], sizeof want - strlen(want) - 1);
+    }
+    tb_bad(var, v, want);
+    return def;
+}
+
+static long tb_parse_long(const char *var, long lo, long hi, long def)
+{
+    const char *v = tb_env(var);
+    if (!v)
+        return def;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        char want[64];
+        snprintf(want, sizeof want, "an integer in %ld..%ld", lo, hi);
+        tb_bad(var, v, want);
+        return def;
+    }
+    return x;
+}
+
+static double tb_parse_double(const char *var, double lo, double def)
+{
+    const char *v = tb_env(var);
+    if (!v)
+        return def;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(x) || x < lo) {
+        tb_bad(var, v, "a number >= 0 (e.g. 1e9)");
+        return def;
+    }
+    return x;
+}
+
+static void tb_settings_parse(void)
+{
+    static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
+    static const char *const stages[] = {"none", "init", "alloc", "h2d", "launch", "kernel", "d2h"};
+
+    tb_s.mode = (tb_mode)tb_parse_choice(TB_ENV_MODE, modes, 4, TB_MODE_AUTO);
+    tb_s.verbose = (int)tb_parse_long(TB_ENV_VERBOSE, 0, 2, 1);
+    tb_s.log_path = tb_env(TB_ENV_LOG);
+    tb_s.cpu_blas = tb_env(TB_ENV_CPU_BLAS) ? tb_env(TB_ENV_CPU_BLAS) : "libopenblas.so.0";
+    tb_s.threshold = tb_parse_double(TB_ENV_THRESHOLD, 0.0, TB_DEFAULT_THRESHOLD);
+    tb_s.kernel = tb_env(TB_ENV_KERNEL);
+    tb_s.device = (int)tb_parse_long(TB_ENV_DEVICE, 0, 63, 0);
+    tb_s.fault = (tb_stage)tb_parse_choice(TB_ENV_FAULT, stages, TB_STAGE_COUNT, TB_STAGE_NONE);
+    tb_s.stats = tb_env(TB_ENV_STATS);
+    if (tb_s.stats && strcmp(tb_s.stats, "0") == 0)
+        tb_s.stats = NULL;
+    tb_s.trace = tb_env(TB_ENV_TRACE);
+    tb_s.verify_every = tb_parse_long(TB_ENV_VERIFY_EVERY, 1, 1000000000L, 1);
+}
+
+const tb_settings *tb_settings_get(void)
+{
+    pthread_once(&tb_s_once, tb_settings_parse);
+    /* Report bad values once, now that the logger can read the settings. */
+    static int reported;
+    if (tb_s_nbad && !__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
+        for (int i = 0; i < tb_s_nbad; i++)
+            tb_log(1, "%s", tb_s_bad[i]);
+    return &tb_s;
+}
+
+const char *tb_stage_name(tb_stage s)
+{
+    static const char *const names[] = {"none", "init", "alloc", "h2d", "launch", "kernel", "d2h"};
+    return (s >= 0 && s < TB_STAGE_COUNT) ? names[s] : "?";
+}

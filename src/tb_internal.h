@@ -1,0 +1,167 @@
+/* src/tb_internal.h - the table of contents of libtiledblas's internals.
+ * A call reads top to bottom: shim entry (shim/) -> normalise (dispatch.c)
+ * -> decide (dispatch.c) -> run on the GPU (gpu.c + kernels/) or the real
+ * BLAS (shim/realblas.c) -> account (stats.c). Every internal name starts
+ * with tb_; nothing here is exported (see shim/exports.map). */
+#ifndef TB_INTERNAL_H
+#define TB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TB_HIDDEN __attribute__((visibility("hidden")))
+
+/* CBLAS enumerations, by value, so that no BLAS header is needed. */
+enum { TB_ROW_MAJOR = 101, TB_COL_MAJOR = 102 };
+enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
+
+/* ---- Functions in settings.c: TILEDBLAS_* read once, typed, validated ---- */
+#define TB_ENV_MODE          "TILEDBLAS_MODE"
+#define TB_ENV_VERBOSE       "TILEDBLAS_VERBOSE"
+#define TB_ENV_LOG           "TILEDBLAS_LOG"
+#define TB_ENV_CPU_BLAS      "TILEDBLAS_CPU_BLAS"
+#define TB_ENV_THRESHOLD     "TILEDBLAS_THRESHOLD"
+#define TB_ENV_KERNEL        "TILEDBLAS_KERNEL"
+#define TB_ENV_DEVICE        "TILEDBLAS_DEVICE"
+#define TB_ENV_FAULT         "TILEDBLAS_FAULT"
+#define TB_ENV_STATS         "TILEDBLAS_STATS"
+#define TB_ENV_TRACE         "TILEDBLAS_TRACE"
+#define TB_ENV_VERIFY_EVERY  "TILEDBLAS_VERIFY_EVERY"
+
+/* verify: GPU-eligible calls run on both; the caller gets the CPU result. */
+typedef enum { TB_MODE_AUTO, TB_MODE_GPU, TB_MODE_CPU, TB_MODE_VERIFY } tb_mode;
+
+/* Where an injected fault strikes (TILEDBLAS_FAULT), for tests. */
+typedef enum {
+    TB_STAGE_NONE = 0, TB_STAGE_INIT, TB_STAGE_ALLOC, TB_STAGE_H2D,
+    TB_STAGE_LAUNCH, TB_STAGE_KERNEL, TB_STAGE_D2H, TB_STAGE_COUNT
+} tb_stage;
+
+typedef struct tb_settings {
+    tb_mode mode;
+    int verbose;               /* 0 nothing, 1 warnings (default), 2 every call */
+    const char *log_path;      /* NULL: stderr                                  */
+    const char *cpu_blas;      /* library opened when the program loaded none   */
+    double threshold;          /* auto mode: GPU only when m*n*k >= this        */
+    const char *kernel;        /* NULL: the best kernel for the shape           */
+    int device;                /* CUDA device ordinal                           */
+    tb_stage fault;            /* injected fault, TB_STAGE_NONE normally        */
+    const char *stats;         /* NULL: off; "1"/"stderr": stderr; else a file  */
+    const char *trace;         /* NULL: off; else a JSON Lines file             */
+    long verify_every;         /* verify mode: compare every Nth eligible call  */
+} tb_settings;
+
+/* The settings, parsed on first use (thread-safe); never NULL. */
+TB_HIDDEN const tb_settings *tb_settings_get(void);
+TB_HIDDEN const char *tb_stage_name(tb_stage s);
+
+/* ---- Functions in log.c: one logger, whole lines, "tiledblas: " prefix ---- */
+#define TB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* Writes one line when settings' verbose >= level. */
+TB_HIDDEN void tb_log(int level, const char *fmt, ...) TB_PRINTF(2, 3);
+/* Warns once per key for the life of the process (key < 64). */
+TB_HIDDEN void tb_warn_once(unsigned key, const char *fmt, ...) TB_PRINTF(2, 3);
+enum { TB_ONCE_NO_GPU = 0, TB_ONCE_NO_CPU_BLAS = 1, TB_ONCE_FORK = 2,
+       TB_ONCE_DISABLED = 3, TB_ONCE_STAGE = 8 /* + tb_stage */ };
+
+/* ---- The call, normalised (dispatch.c) ---- */
+typedef enum { TB_API_CBLAS = 0, TB_API_FORTRAN = 1 } tb_api;
+
+/* What the caller passed, untouched, so it can be forwarded exactly. */
+typedef struct tb_call {
+    tb_api api;
+    int layout, transa, transb;
+    int m, n, k;
+    float alpha, beta;
+    const float *A; int lda;
+    const float *B; int ldb;
+    float *C; int ldc;
+} tb_call;
+
+/* The same product as a row-major one: C = alpha op(A) op(B) + beta C with
+ * C m x n; a column-major call becomes C^T = op(B)^T op(A)^T, no copies. */
+typedef struct tb_problem {
+    int m, n, k;
+    int transa, transb;        /* 0 / 1 */
+    float alpha, beta;
+    const float *A; size_t lda;
+    const float *B; size_t ldb;
+    float *C; size_t ldc;
+} tb_problem;
+
+typedef enum { TB_ROUTE_CPU = 0, TB_ROUTE_GPU = 1 } tb_route;
+
+typedef struct tb_decision {
+    tb_route route;
+    const char *reason;        /* a short word for the decision line and stats */
+} tb_decision;
+
+/* What the GPU side measured of one call. */
+typedef struct tb_gpu_times {
+    double h2d_s, kernel_s, d2h_s;
+    uint64_t bytes_h2d, bytes_d2h;
+    const char *kernel;
+} tb_gpu_times;
+
+/* What accounting sees of one finished call. */
+typedef struct tb_verify_result {
+    double max_abs, avg_abs, rel_fro;   /* GPU against the CPU BLAS          */
+    double gpu_s, cpu_s;                /* wall seconds of each side          */
+    int within_bound;                   /* max error within the fp32 bound    */
+} tb_verify_result;
+
+typedef struct tb_record {
+    const tb_call *call;
+    const tb_problem *problem;
+    tb_route route;                     /* where the caller's result came from */
+    const char *reason;
+    double t_start, seconds;            /* wall clock of the whole call       */
+    const tb_gpu_times *gpu;            /* NULL unless the GPU ran            */
+    const tb_verify_result *verify;     /* NULL unless the call was compared  */
+} tb_record;
+
+/* Functions in account.c: the decision line, statistics, trace. */
+TB_HIDDEN void tb_account(const tb_record *r);
+
+/* Functions in verify.c: runs the call on the GPU into scratch memory and on
+ * the CPU BLAS into the caller's C, compares, fills *v. Returns 0 when the
+ * comparison was made, -1 when the GPU side failed (the caller's C then
+ * holds the CPU result all the same). */
+TB_HIDDEN int tb_verify_call(const tb_call *c, const tb_problem *p,
+                             tb_gpu_times *t, tb_verify_result *v);
+
+/* Functions in dispatch.c */
+TB_HIDDEN int tb_call_is_legal(const tb_call *c);
+TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
+TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
+/* Runs the call where decided, falls back on a GPU failure, accounts it. */
+TB_HIDDEN void tb_sgemm_dispatch(const tb_call *c);
+
+/* ---- Functions in gpu.c: device context, pitched buffers, transfers ---- */
+
+/* 1 when the GPU path may be tried (it initialises CUDA on the first call);
+ * 0 when it is unavailable, with *why set. */
+TB_HIDDEN int tb_gpu_available(const char **why);
+/* Runs the product on the GPU. Returns TB_STAGE_NONE on success, with C
+ * written; otherwise the stage that failed, with C untouched. */
+TB_HIDDEN tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t);
+/* Called in a child after fork(). */
+TB_HIDDEN void tb_gpu_forked_child(void);
+/* Device name etc. for info; returns 0 when no device. */
+TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
+
+/* ---- Functions in shim/realblas.c: the BLAS the program loaded ---- */
+typedef void (*tb_cblas_sgemm_fn)(int, int, int, int, int, int, float,
+                                  const float *, int, const float *, int,
+                                  float, float *, int);
+/* The real cblas_sgemm (never ours), or NULL with a warning already given. */
+TB_HIDDEN tb_cblas_sgemm_fn tb_real_cblas_sgemm(void);
+/* Forwards the call, unchanged, to the real BLAS. */
+TB_HIDDEN void tb_forward(const tb_call *c);
+/* Name of the library the real BLAS came from, for info/stats. */
+TB_HIDDEN const char *tb_real_blas_path(void);
+
+/* ---- Functions in util.c ---- */
+TB_HIDDEN double tb_now(void);        /* monotonic seconds */
+
+#endif

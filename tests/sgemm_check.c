@@ -1,0 +1,205 @@
+/* tests/sgemm_check.c - an ordinary BLAS program (linked to OpenBLAS, knows
+ * nothing of libtiledblas) that makes random cblas_sgemm calls and checks
+ * each against a float64 reference: every layout and transpose, padded
+ * leading dimensions, alpha/beta including 0, NaN in C when beta = 0, and
+ * sentinels around C's m x n window. Run it with and without the preload. */
+#define _GNU_SOURCE
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SENTINEL 12345.678f
+
+typedef struct opts {
+    int calls, threads, max_dim, min_dim, do_fork, only_rownn;
+    unsigned seed;
+} opts;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    /* splitmix64: small, fixed-seed reproducible */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static int rng_int(uint64_t *s, int lo, int hi) { return lo + (int)(rng_next(s) % (uint64_t)(hi - lo + 1)); }
+static float rng_float(uint64_t *s) { return (float)((rng_next(s) >> 11) * (1.0 / 9007199254740992.0)) * 2.0f - 1.0f; }
+
+/* Element (i, j) of a matrix stored with the given layout and ld. */
+static size_t at(int layout, int ld, int i, int j)
+{
+    return layout == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i;
+}
+
+/* One random call; returns 0 when it checks out, 1 otherwise (and prints why). */
+static int one_call(uint64_t *s, const opts *o, int id)
+{
+    int layout = (o->only_rownn || rng_int(s, 0, 1) == 0) ? CblasRowMajor : CblasColMajor;
+    int ta = (o->only_rownn || rng_int(s, 0, 1) == 0) ? CblasNoTrans : CblasTrans;
+    int tb = (o->only_rownn || rng_int(s, 0, 1) == 0) ? CblasNoTrans : CblasTrans;
+    int m = rng_int(s, o->min_dim, o->max_dim), n = rng_int(s, o->min_dim, o->max_dim);
+    int k = rng_int(s, o->min_dim, o->max_dim);
+    if (rng_int(s, 0, 15) == 0) m = 0;
+    if (rng_int(s, 0, 15) == 0) k = 0;
+    static const float alphas[] = {1.0f, -1.0f, 0.5f, 0.0f, 2.25f};
+    static const float betas[] = {0.0f, 1.0f, -0.75f, 0.0f, 3.0f};
+    float alpha = alphas[rng_int(s, 0, 4)], beta = betas[rng_int(s, 0, 4)];
+
+    /* Stored shapes in the call's layout: A is rows_a x cols_a, etc. */
+    int ar = ta == CblasNoTrans ? m : k, ac = ta == CblasNoTrans ? k : m;
+    int br = tb == CblasNoTrans ? k : n, bc = tb == CblasNoTrans ? n : k;
+    int pad = rng_int(s, 0, 3) == 0 ? 0 : rng_int(s, 1, 17);
+    int lda = (layout == CblasRowMajor ? ac : ar) + pad;
+    int ldb = (layout == CblasRowMajor ? bc : br) + rng_int(s, 0, 5);
+    int ldc = (layout == CblasRowMajor ? n : m) + rng_int(s, 0, 9);
+    if (lda < 1) lda = 1;
+    if (ldb < 1) ldb = 1;
+    if (ldc < 1) ldc = 1;
+    size_t na = (size_t)lda * (layout == CblasRowMajor ? ar : ac) + 1;
+    size_t nb = (size_t)ldb * (layout == CblasRowMajor ? br : bc) + 1;
+    /* C gets a spare ld-row at the end: all of it must stay a sentinel. */
+    size_t nc = (size_t)ldc * ((layout == CblasRowMajor ? m : n) + 1);
+    float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(nc * sizeof *C);
+    double *ref = malloc(((size_t)m * n + 1) * sizeof *ref), *bound = malloc(((size_t)m * n + 1) * sizeof *bound);
+    for (size_t i = 0; i < na; i++) A[i] = rng_float(s);
+    for (size_t i = 0; i < nb; i++) B[i] = rng_float(s);
+    for (size_t i = 0; i < nc; i++) C[i] = SENTINEL;
+    int nan_c = beta == 0.0f && rng_int(s, 0, 1);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            C[at(layout, ldc, i, j)] = nan_c ? NAN : rng_float(s);
+
+    /* float64 reference and a per-element error bound that scales with k. */
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double acc = 0.0, mag = 0.0;
+            if (alpha != 0.0f)
+                for (int p = 0; p < k; p++) {
+                    double a = ta == CblasNoTrans ? A[at(layout, lda, i, p)] : A[at(layout, lda, p, i)];
+                    double b = tb == CblasNoTrans ? B[at(layout, ldb, p, j)] : B[at(layout, ldb, j, p)];
+                    acc += a * b;
+                    mag += fabs(a * b);
+                }
+            double c0 = beta == 0.0f ? 0.0 : C[at(layout, ldc, i, j)];
+            ref[(size_t)i * n + j] = alpha * acc + beta * c0;
+            bound[(size_t)i * n + j] = 2.0 * (k + 2) * FLT_EPSILON * (fabs(alpha) * mag + fabs(beta * c0)) + 1e-30;
+        }
+
+    cblas_sgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+
+    int bad = 0;
+    for (int i = 0; i < m && !bad; i++)
+        for (int j = 0; j < n && !bad; j++) {
+            double got = C[at(layout, ldc, i, j)], want = ref[(size_t)i * n + j];
+            if (!(fabs(got - want) <= bound[(size_t)i * n + j])) {
+                fprintf(stderr, "call %d: %s %c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=%g beta=%g: "
+                        "C(%d,%d)=%.9g want %.9g (bound %.3g)\n", id,
+                        layout == CblasRowMajor ? "RowMajor" : "ColMajor",
+                        ta == CblasNoTrans ? 'N' : 'T', tb == CblasNoTrans ? 'N' : 'T',
+                        m, n, k, lda, ldb, ldc, alpha, beta, i, j, got, want, bound[(size_t)i * n + j]);
+                bad = 1;
+            }
+        }
+    /* Nothing outside the window: count sentinels, which must be all the
+     * elements that are not in the m x n window. */
+    size_t sentinels = 0;
+    for (size_t i = 0; i < nc; i++)
+        sentinels += C[i] == SENTINEL;
+    if (!bad && sentinels != nc - (size_t)m * n) {
+        fprintf(stderr, "call %d: %zu elements outside C's %d x %d window were written\n",
+                id, nc - (size_t)m * n - sentinels, m, n);
+        bad = 1;
+    }
+    free(A); free(B); free(C); free(ref); free(bound);
+    return bad;
+}
+
+typedef struct worker { const opts *o; int index, calls, failed; } worker;
+
+static void *run_worker(void *arg)
+{
+    worker *w = arg;
+    uint64_t s = w->o->seed * 1000003ull + (uint64_t)w->index;
+    for (int i = 0; i < w->calls; i++)
+        w->failed += one_call(&s, w->o, w->index * 100000 + i);
+    return NULL;
+}
+
+/* Runs o->calls calls on o->threads threads; returns the failures. */
+static int run_calls(const opts *o, int *done)
+{
+    int t = o->threads < 1 ? 1 : o->threads;
+    pthread_t th[256];
+    worker w[256];
+    int failed = 0;
+    *done = 0;
+    for (int i = 0; i < t; i++) {
+        w[i] = (worker){o, i, o->calls / t + (i < o->calls % t), 0};
+        pthread_create(&th[i], NULL, run_worker, &w[i]);
+    }
+    for (int i = 0; i < t; i++) {
+        pthread_join(th[i], NULL);
+        failed += w[i].failed;
+        *done += w[i].calls;
+    }
+    return failed;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: sgemm_check [--calls N] [--threads T] [--seed S] [--min-dim D] "
+                    "[--max-dim D] [--rownn] [--fork]\n");
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {300, 1, 70, 0, 0, 0, 42};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--calls") && v) o.calls = atoi(argv[++i]);
+        else if (!strcmp(a, "--threads") && v) o.threads = atoi(argv[++i]);
+        else if (!strcmp(a, "--seed") && v) o.seed = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--max-dim") && v) o.max_dim = atoi(argv[++i]);
+        else if (!strcmp(a, "--min-dim") && v) o.min_dim = atoi(argv[++i]);
+        else if (!strcmp(a, "--rownn")) o.only_rownn = 1;
+        else if (!strcmp(a, "--fork")) o.do_fork = 1;
+        else { usage(); return 2; }
+    }
+    if (o.threads > 256 || o.min_dim > o.max_dim) { usage(); return 2; }
+
+    int done, failed = run_calls(&o, &done);
+    if (o.do_fork) {
+        /* The parent has used the BLAS (and maybe the GPU); a child must
+         * still get right answers, and exec'd children must be unaffected. */
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            opts c = o;
+            c.seed += 7;
+            int cdone, cfailed = run_calls(&c, &cdone);
+            _exit(cfailed ? 1 : 0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        int child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        done += 1;
+        failed += !child_ok;
+        if (!child_ok)
+            fprintf(stderr, "the forked child's calls failed (status %d)\n", status);
+        /* And the parent goes on working after the fork. */
+        int again;
+        failed += run_calls(&o, &again);
+        done += again;
+    }
+    printf("sgemm_check: %d calls on %d thread(s)%s\n", done, o.threads, o.do_fork ? ", with fork" : "");
+    printf("%d passed, %d failed\n", done - failed, failed);
+    return failed ? 1 : 0;
+}
