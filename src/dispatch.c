@@ -4,6 +4,7 @@
  * runs, falls back on a GPU failure and accounts the call. */
 #include "tb_internal.h"
 #include <stdio.h>
+#include <string.h>
 
 static int tb_max1(int x) { return x > 1 ? x : 1; }
 
@@ -67,12 +68,20 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         return (tb_decision){TB_ROUTE_CPU, "small"};
     /* Only now may CUDA start: small calls never pay for it. */
     if (!tb_gpu_available(&why)) {
-        if (s->mode == TB_MODE_GPU)
-            tb_warn_once(TB_ONCE_NO_GPU, "%s=gpu but the GPU path is unavailable (%s); "
-                         "calls run on the CPU BLAS", TB_ENV_MODE, why);
-        if (s->mode == TB_MODE_VERIFY)
+        /* No GPU at all is normal in auto mode and stays silent; a GPU that
+         * fails to start, or a child of a parent that used it, is not. */
+        if (!strcmp(why, "after-fork"))
+            tb_warn_once(TB_ONCE_FORK, "this process was forked after CUDA started; its calls "
+                         "run on the CPU BLAS");
+        else if (!strcmp(why, "gpu-init-failed"))
+            tb_warn_once(TB_ONCE_NO_GPU, "%s; calls run on the CPU BLAS", tb_gpu_detail());
+        else if (s->mode == TB_MODE_GPU)
+            tb_warn_once(TB_ONCE_NO_GPU, "%s=gpu but the GPU path is unavailable (%s: %s); "
+                         "calls run on the CPU BLAS", TB_ENV_MODE, why, tb_gpu_detail());
+        else if (s->mode == TB_MODE_VERIFY)
             tb_warn_once(TB_ONCE_NO_GPU, "%s=verify cannot compare: the GPU path is "
-                         "unavailable (%s); calls run on the CPU BLAS", TB_ENV_MODE, why);
+                         "unavailable (%s: %s); calls run on the CPU BLAS", TB_ENV_MODE, why,
+                         tb_gpu_detail());
         return (tb_decision){TB_ROUTE_CPU, why};
     }
     return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced"

@@ -24,6 +24,7 @@ typedef struct tb_pitched {
 static pthread_mutex_t tb_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static tb_gpu_state_t tb_gpu_state;
 static const char *tb_gpu_why = "no-gpu";
+static char tb_gpu_detail_text[160] = "not started";
 static cudaStream_t tb_stream;
 static cudaEvent_t tb_ev[4];
 static tb_pitched tb_buf[3];           /* A, B, C */
@@ -57,13 +58,13 @@ static void tb_gpu_init(void)
             msg = "injected by TILEDBLAS_FAULT=init";
         cudaGetLastError();
         tb_gpu_disable("no-gpu");
-        tb_log(2, "no usable CUDA device: %s", msg);
+        snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "%s", msg);
         return;
     }
     if ((e = cudaSetDevice(s->device)) != cudaSuccess ||
         (e = cudaStreamCreateWithFlags(&tb_stream, cudaStreamNonBlocking)) != cudaSuccess) {
-        tb_warn_once(TB_ONCE_STAGE + TB_STAGE_INIT, "CUDA initialisation failed (%s); "
-                     "the GPU path is off for this process", cudaGetErrorString(e));
+        snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "CUDA initialisation failed: %s",
+                 cudaGetErrorString(e));
         tb_gpu_disable("gpu-init-failed");
         return;
     }
@@ -75,6 +76,12 @@ static void tb_gpu_init(void)
     /* Only a parent that started CUDA must keep its children off it. */
     pthread_atfork(NULL, NULL, tb_gpu_forked_child);
     tb_gpu_state = TB_GPU_READY;
+    snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "ready");
+}
+
+const char *tb_gpu_detail(void)
+{
+    return tb_gpu_in_child ? "the parent process had started CUDA before fork()" : tb_gpu_detail_text;
 }
 
 int tb_gpu_available(const char **why)

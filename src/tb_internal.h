@@ -145,6 +145,8 @@ TB_HIDDEN int tb_gpu_available(const char **why);
 /* Runs the product on the GPU. Returns TB_STAGE_NONE on success, with C
  * written; otherwise the stage that failed, with C untouched. */
 TB_HIDDEN tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t);
+/* Why the GPU path is unavailable, in words (e.g. the CUDA error). */
+TB_HIDDEN const char *tb_gpu_detail(void);
 /* Called in a child after fork(). */
 TB_HIDDEN void tb_gpu_forked_child(void);
 /* Device name etc. for info; returns 0 when no device. */
@@ -163,5 +165,22 @@ TB_HIDDEN const char *tb_real_blas_path(void);
 
 /* ---- Functions in util.c ---- */
 TB_HIDDEN double tb_now(void);        /* monotonic seconds */
+
+/* ---- Functions in stats.c / trace.c (and info.c): what tb_account feeds ---- */
+enum { TB_ONCE_TRACE = 40, TB_ONCE_STATS = 41, TB_ONCE_VERIFY = 42 };
+/* 1 when statistics or the verify verdict are collected (cheap to ask). */
+TB_HIDDEN int tb_stats_on(void);
+/* Adds one finished call to the per-route table and the verify verdict. */
+TB_HIDDEN void tb_stats_record(const tb_record *r);
+/* 1 when TILEDBLAS_TRACE is set and its file is usable. */
+TB_HIDDEN int tb_trace_on(void);
+/* Writes one JSON line for the call (one write(), so lines never mix). */
+TB_HIDDEN void tb_trace_record(const tb_record *r);
+/* The CPU BLAS behind us: "OpenBLAS 0.3.21 (core Cooperlake, ...) at PATH".
+ * *warn gets a line of advice (e.g. OPENBLAS_CORETYPE) or "". Returns 1
+ * when the library was identified. Lives in info.c. */
+TB_HIDDEN int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen);
+/* Like tb_gpu_describe but never starts CUDA (gpu.c); 0 when not running. */
+TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
 
 #endif

@@ -1,0 +1,104 @@
+/* tests/test_dispatch.c - unit tests of the decisions that need no GPU:
+ * BLAS legality (one case per argument), the column-major normalisation,
+ * and the route and reason the dispatcher gives each kind of call. Linked
+ * against the library's objects, so it sees the hidden internals. */
+#include "tb_internal.h"
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do {                                   \
+        if (cond) { passed++; } else {                          \
+            failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__); printf("\n"); }                \
+    } while (0)
+
+static tb_call row_nn(int m, int n, int k)
+{
+    static float dummy[1];
+    return (tb_call){TB_API_CBLAS, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
+                     1.0f, 0.0f, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1};
+}
+
+static void test_legality(void)
+{
+    tb_call c = row_nn(4, 5, 6);
+    CHECK(tb_call_is_legal(&c), "a plain row-major call is legal");
+    tb_call x;
+    x = c; x.layout = 100;             CHECK(!tb_call_is_legal(&x), "bad layout");
+    x = c; x.transa = 110;             CHECK(!tb_call_is_legal(&x), "bad transa");
+    x = c; x.transb = 114;             CHECK(!tb_call_is_legal(&x), "transb ConjNoTrans is left to the BLAS");
+    x = c; x.m = -1;                   CHECK(!tb_call_is_legal(&x), "m < 0");
+    x = c; x.n = -1;                   CHECK(!tb_call_is_legal(&x), "n < 0");
+    x = c; x.k = -1;                   CHECK(!tb_call_is_legal(&x), "k < 0");
+    x = c; x.lda = 5;                  CHECK(!tb_call_is_legal(&x), "row-major lda < k");
+    x = c; x.ldb = 4;                  CHECK(!tb_call_is_legal(&x), "row-major ldb < n");
+    x = c; x.ldc = 4;                  CHECK(!tb_call_is_legal(&x), "row-major ldc < n");
+    x = c; x.transa = TB_TRANS; x.lda = 4; CHECK(tb_call_is_legal(&x), "row-major A^T needs lda >= m");
+    x = c; x.transa = TB_TRANS; x.lda = 3; CHECK(!tb_call_is_legal(&x), "row-major A^T with lda < m");
+    x = c; x.layout = TB_COL_MAJOR; x.lda = 4; x.ldb = 6; x.ldc = 4;
+    CHECK(tb_call_is_legal(&x), "column-major lda >= m, ldb >= k, ldc >= m");
+    x.ldc = 3;                         CHECK(!tb_call_is_legal(&x), "column-major ldc < m");
+    x = row_nn(0, 0, 0);               CHECK(tb_call_is_legal(&x), "all sizes zero with ld = 1");
+    x.lda = 0;                         CHECK(!tb_call_is_legal(&x), "ld 0 is never legal");
+}
+
+static void test_normalise(void)
+{
+    float a[1], b[1], c[1];
+    tb_call col = {TB_API_CBLAS, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0f, 0.5f,
+                   a, 7, b, 7, c, 3};
+    tb_problem p;
+    tb_normalise(&col, &p);
+    CHECK(p.m == 5 && p.n == 3 && p.k == 7, "column-major m x n becomes row-major n x m (got %dx%dx%d)", p.m, p.n, p.k);
+    CHECK(p.A == b && p.B == a && p.transa == 0 && p.transb == 1, "operands swap and keep their transposes");
+    CHECK(p.lda == 7 && p.ldb == 7 && p.ldc == 3 && p.alpha == 2.0f && p.beta == 0.5f, "strides and scalars carry over");
+    tb_call row = row_nn(3, 5, 7);
+    tb_normalise(&row, &p);
+    CHECK(p.m == 3 && p.n == 5 && p.k == 7 && p.transa == 0 && p.transb == 0, "row-major is unchanged");
+}
+
+static void test_decide(void)
+{
+    /* Default settings (ctest sets no TILEDBLAS_* for this test). */
+    tb_problem p;
+    tb_call c = row_nn(8, 8, 8);
+    tb_normalise(&c, &p);
+    tb_decision d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, "small"), "a 8x8x8 call stays on the CPU (got %s)", d.reason);
+
+    c = row_nn(4, 5, 6); c.lda = 1;
+    tb_normalise(&c, &p);
+    d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, "illegal-args"), "illegal calls are forwarded (got %s)", d.reason);
+
+    c = row_nn(0, 4000, 4000);
+    tb_normalise(&c, &p);
+    d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, "no-op"), "m = 0 is a no-op (got %s)", d.reason);
+
+    c = row_nn(4000, 4000, 4000); c.alpha = 0.0f; c.beta = 1.0f;
+    tb_normalise(&c, &p);
+    d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, "no-op"), "alpha = 0, beta = 1 is a no-op (got %s)", d.reason);
+
+    c = row_nn(4000, 4000, 4000);
+    tb_normalise(&c, &p);
+    d = tb_decide(&c, &p);
+    const char *why;
+    int gpu = tb_gpu_available(&why);
+    if (gpu)
+        CHECK(d.route == TB_ROUTE_GPU && !strcmp(d.reason, "large"), "a 4000^3 call goes to the GPU (got %s)", d.reason);
+    else
+        CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, why), "without a GPU a 4000^3 call says why (got %s)", d.reason);
+}
+
+int main(void)
+{
+    test_legality();
+    test_normalise();
+    test_decide();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
