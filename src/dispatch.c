@@ -57,15 +57,21 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     const char *why;
 
     if (!tb_call_is_legal(c))
-        return (tb_decision){TB_ROUTE_CPU, "illegal-args"};
+        return (tb_decision){TB_ROUTE_CPU, "illegal-args", 0.0, 0.0};
     if (s->mode == TB_MODE_CPU)
-        return (tb_decision){TB_ROUTE_CPU, "mode-cpu"};
+        return (tb_decision){TB_ROUTE_CPU, "mode-cpu", 0.0, 0.0};
     if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
-        return (tb_decision){TB_ROUTE_CPU, "no-op"};
+        return (tb_decision){TB_ROUTE_CPU, "no-op", 0.0, 0.0};
     if (c->layout != TB_ROW_MAJOR || c->transa != TB_NO_TRANS || c->transb != TB_NO_TRANS)
-        return (tb_decision){TB_ROUTE_CPU, "scope"};
-    if (s->mode == TB_MODE_AUTO && (double)p->m * p->n * p->k < s->threshold)
-        return (tb_decision){TB_ROUTE_CPU, "small"};
+        return (tb_decision){TB_ROUTE_CPU, "scope", 0.0, 0.0};
+    double cpu_s = 0.0, gpu_s = 0.0;
+    if (s->mode == TB_MODE_AUTO) {
+        if ((double)p->m * p->n * p->k < s->threshold)
+            return (tb_decision){TB_ROUTE_CPU, "small", 0.0, 0.0};
+        tb_predict(p, &cpu_s, &gpu_s);
+        if (cpu_s <= gpu_s)
+            return (tb_decision){TB_ROUTE_CPU, "cpu-faster", cpu_s, gpu_s};
+    }
     /* Only now may CUDA start: small calls never pay for it. */
     if (!tb_gpu_available(&why)) {
         /* No GPU at all is normal in auto mode and stays silent; a GPU that
@@ -75,6 +81,8 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
                          "run on the CPU BLAS");
         else if (!strcmp(why, "gpu-init-failed"))
             tb_warn_once(TB_ONCE_NO_GPU, "%s; calls run on the CPU BLAS", tb_gpu_detail());
+        else if (!strcmp(why, "gpu-disabled"))
+            ;   /* the failure that disabled it was reported when it happened */
         else if (s->mode == TB_MODE_GPU)
             tb_warn_once(TB_ONCE_NO_GPU, "%s=gpu but the GPU path is unavailable (%s: %s); "
                          "calls run on the CPU BLAS", TB_ENV_MODE, why, tb_gpu_detail());
@@ -82,10 +90,11 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
             tb_warn_once(TB_ONCE_NO_GPU, "%s=verify cannot compare: the GPU path is "
                          "unavailable (%s: %s); calls run on the CPU BLAS", TB_ENV_MODE, why,
                          tb_gpu_detail());
-        return (tb_decision){TB_ROUTE_CPU, why};
+        return (tb_decision){TB_ROUTE_CPU, why, cpu_s, gpu_s};
     }
     return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced"
-                                       : s->mode == TB_MODE_VERIFY ? "verify" : "large"};
+                                       : s->mode == TB_MODE_VERIFY ? "verify" : "gpu-faster",
+                         cpu_s, gpu_s};
 }
 
 /* Set while this thread is inside the real BLAS, so that a CBLAS whose

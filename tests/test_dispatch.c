@@ -89,9 +89,32 @@ static void test_decide(void)
     const char *why;
     int gpu = tb_gpu_available(&why);
     if (gpu)
-        CHECK(d.route == TB_ROUTE_GPU && !strcmp(d.reason, "large"), "a 4000^3 call goes to the GPU (got %s)", d.reason);
+        CHECK(d.route == TB_ROUTE_GPU && !strcmp(d.reason, "gpu-faster"), "a 4000^3 call goes to the GPU (got %s)", d.reason);
     else
         CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, why), "without a GPU a 4000^3 call says why (got %s)", d.reason);
+}
+
+static void test_model(void)
+{
+    /* Skinny shapes with big outputs stay on the CPU even when m*n*k is
+     * large; square ones go to the GPU. */
+    tb_problem p;
+    tb_call c = row_nn(8192, 8192, 4);
+    tb_normalise(&c, &p);
+    tb_decision d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, "cpu-faster"),
+          "8192x8192x4 is transfer-bound: CPU (got %s)", d.reason);
+    CHECK(d.pred_cpu_s > 0 && d.pred_gpu_s > d.pred_cpu_s, "the model's times are reported");
+    double cpu_s, gpu_s;
+    c = row_nn(2048, 2048, 2048);
+    tb_normalise(&c, &p);
+    tb_predict(&p, &cpu_s, &gpu_s);
+    CHECK(gpu_s < cpu_s, "2048^3 is predicted faster on the GPU (%.2f ms vs %.2f ms)", gpu_s * 1e3, cpu_s * 1e3);
+    c.beta = 1.0f;
+    tb_normalise(&c, &p);
+    double cpu2, gpu2;
+    tb_predict(&p, &cpu2, &gpu2);
+    CHECK(gpu2 > gpu_s && cpu2 == cpu_s, "beta != 0 costs the GPU the upload of C");
 }
 
 int main(void)
@@ -99,6 +122,7 @@ int main(void)
     test_legality();
     test_normalise();
     test_decide();
+    test_model();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
