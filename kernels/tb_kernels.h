@@ -62,6 +62,17 @@ const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
 
 /* Launchers, one per kernel file. */
 cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);
+/* sgemm_01_regblock.cu: 128x128 tiles, 8x8 register micro-tiles */
+cudaError_t tb_launch_regblock(const tb_gemm_args *args, cudaStream_t stream);
+/* sgemm_02_warptile.cu: warp tiles, double-buffered shared memory */
+cudaError_t tb_launch_warptile(const tb_gemm_args *args, cudaStream_t stream);
+/* sgemm_03_tf32x3.cu: tensor cores (mma.sync TF32), cp.async pipeline.
+ * tf32x3: 3xTF32 error-compensated, fp32 accuracy; tf32x3_tcacc: the same
+ * with all sums inside the tensor cores; tf32_fast: plain TF32 (~1e-4
+ * relative error), never a default. */
+cudaError_t tb_launch_tf32x3(const tb_gemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_tf32x3_tcacc(const tb_gemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_tf32_fast(const tb_gemm_args *args, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

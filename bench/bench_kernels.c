@@ -1,0 +1,375 @@
+/* bench/bench_kernels.c - TFLOP/s of every registered kernel beside cuBLAS
+ * SGEMM (fp32) in the same run, and each one's relative Frobenius error
+ * against a float64 reference. cuBLAS is dlopen()ed at run time, never
+ * linked; without it the table still prints. Device arrays only: this times
+ * kernels, not transfers.
+ *
+ * Usage: bench_kernels [--quick] [--sizes LIST] [--kernels LIST] [--reps N]
+ *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
+ *   LIST of kernels: registry names and/or "cublas".
+ * Method: fresh random inputs per shape (uniform in [-1,1), never zeros), C
+ * poisoned with NaN before the first launch, 2 warm-up launches, then the
+ * median of >= 5 launches (more for short ones) each timed by CUDA events.
+ * Error: float64 reference on the host (OpenMP) for 64 evenly spaced rows of
+ * C (all columns), ||C - ref||_F / ||ref||_F over those rows. A second table
+ * repeats the error check on wide-dynamic-range data (values x 2^[-20,20]). */
+#include "tb_kernels.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define CK(call)                                                                          \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        if (e_ != cudaSuccess) {                                                          \
+            fprintf(stderr, "bench_kernels: %s: %s (line %d)\n", #call,                   \
+                    cudaGetErrorString(e_), __LINE__);                                    \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+/* ---- cuBLAS through dlopen ------------------------------------------------ */
+typedef int (*cublasCreate_t)(void **);
+typedef int (*cublasSetStream_t)(void *, cudaStream_t);
+typedef int (*cublasSgemm_t)(void *, int, int, int, int, int, const float *, const float *, int,
+                             const float *, int, const float *, float *, int);
+static void *cublas_handle;
+static cublasSgemm_t p_sgemm;
+
+static void cublas_load(void)
+{
+    void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        printf("cuBLAS not found (%s): kernels only\n", dlerror());
+        return;
+    }
+    cublasCreate_t create = (cublasCreate_t)dlsym(lib, "cublasCreate_v2");
+    cublasSetStream_t setstream = (cublasSetStream_t)dlsym(lib, "cublasSetStream_v2");
+    p_sgemm = (cublasSgemm_t)dlsym(lib, "cublasSgemm_v2");
+    if (!create || !p_sgemm || create(&cublas_handle) != 0) {
+        printf("cuBLAS not found (symbols or cublasCreate failed): kernels only\n");
+        p_sgemm = NULL;
+        return;
+    }
+    if (setstream)
+        setstream(cublas_handle, 0);
+}
+
+/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: hand
+ * cuBLAS B first, then A, with m and n swapped. Default math mode: fp32. */
+static cudaError_t cublas_launch(const tb_gemm_args *g, cudaStream_t s)
+{
+    (void)s;
+    int st = p_sgemm(cublas_handle, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k,
+                     &g->alpha, g->B, (int)g->ldb, g->A, (int)g->lda, &g->beta, g->C,
+                     (int)g->ldc);
+    return st == 0 ? cudaGetLastError() : cudaErrorUnknown;
+}
+
+/* ---- inputs and reference ------------------------------------------------- */
+static void fill_random(float *x, size_t n, uint64_t seed, int wide)
+{
+#pragma omp parallel
+    {
+        int t = 0, nt = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        size_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        uint64_t s = seed * 0x9E3779B97F4A7C15ULL + (uint64_t)t * 0xD1B54A32D192ED03ULL + 1;
+        for (size_t i = lo; i < hi; i++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            float v = (float)((int32_t)(s >> 32) >> 8) / 8388608.0f;
+            if (v == 0.0f)
+                v = 0.5f;
+            if (wide)
+                v = ldexpf(v, (int)((s >> 8) % 41) - 20);
+            x[i] = v;
+        }
+    }
+}
+
+#define NSAMPLE 64
+
+/* float64 rows rows[0..nr) of op(A) op(B) into ref (nr x n). */
+static void reference_rows(const tb_gemm_args *g, const float *A, const float *B, const int *rows,
+                           int nr, double *ref)
+{
+    const int n = g->n, k = g->k;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int r = 0; r < nr; r++) {
+        const int i = rows[r];
+        double *a = malloc(sizeof(double) * (size_t)k), *c = ref + (size_t)r * n;
+        for (int p = 0; p < k; p++)
+            a[p] = g->transa ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
+        if (!g->transb) { /* B is k x n: stream its rows */
+            for (int j = 0; j < n; j++)
+                c[j] = 0.0;
+            for (int p = 0; p < k; p++) {
+                const float *b = B + (size_t)p * g->ldb;
+                for (int j = 0; j < n; j++)
+                    c[j] += a[p] * (double)b[j];
+            }
+        } else {          /* B is n x k: dot products along its rows */
+            for (int j = 0; j < n; j++) {
+                const float *b = B + (size_t)j * g->ldb;
+                double s = 0.0;
+                for (int p = 0; p < k; p++)
+                    s += a[p] * (double)b[p];
+                c[j] = s;
+            }
+        }
+        free(a);
+    }
+}
+
+static double rel_error(const tb_gemm_args *g, const int *rows, int nr, const double *ref,
+                        float *hrow)
+{
+    double num = 0, den = 0;
+    for (int r = 0; r < nr; r++) {
+        CK(cudaMemcpy(hrow, g->C + (size_t)rows[r] * g->ldc, sizeof(float) * g->n,
+                      cudaMemcpyDeviceToHost));
+        for (int j = 0; j < g->n; j++) {
+            const double d = (double)hrow[j] - ref[(size_t)r * g->n + j];
+            num += d * d;
+            den += ref[(size_t)r * g->n + j] * ref[(size_t)r * g->n + j];
+        }
+    }
+    return sqrt(num / den); /* NaN if any sampled element was never written */
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median milliseconds of `reps` launches (at least 5); -1 on launch error. */
+static float time_launch(tb_launch_fn fn, const tb_gemm_args *g, int reps)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int w = 0; w < 2; w++)
+        if (fn(g, 0) != cudaSuccess)
+            return -1.0f;
+    CK(cudaDeviceSynchronize());
+    float t[64];
+    if (reps > 64)
+        reps = 64;
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(e0, 0));
+        if (fn(g, 0) != cudaSuccess)
+            return -1.0f;
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    qsort(t, (size_t)reps, sizeof t[0], cmp_float);
+    return t[reps / 2];
+}
+
+static int in_list(const char *name, const char *list)
+{
+    if (!list)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncmp(p, name, l) == 0)
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    int m, n, k, ta, tb;
+} shape;
+
+static int parse_shape(const char *s, shape *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    int a, b, c, used = 0;
+    if (sscanf(s, "%dx%dx%d%n", &a, &b, &c, &used) == 3) {
+        sh->m = a; sh->n = b; sh->k = c;
+    } else if (sscanf(s, "%d%n", &a, &used) == 1) {
+        sh->m = sh->n = sh->k = a;
+    } else
+        return -1;
+    const char *t = s + used;
+    if (*t == ':') {
+        t++;
+        if (strlen(t) != 2)
+            return -1;
+        sh->ta = t[0] == 't' || t[0] == 'T';
+        sh->tb = t[1] == 't' || t[1] == 'T';
+    }
+    return 0;
+}
+
+/* Run every selected kernel (and cuBLAS) on one shape. timed = 0: error only. */
+static void bench_shape(const shape *sh, const char *klist, int reps_min, int timed, int wide,
+                        uint64_t seed)
+{
+    const int m = sh->m, n = sh->n, k = sh->k;
+    const size_t lda = sh->ta ? m : k, ldb = sh->tb ? k : n, ldc = n;
+    const size_t a_n = (size_t)m * k, b_n = (size_t)k * n, c_n = (size_t)m * n;
+    float *hA = malloc(sizeof(float) * a_n), *hB = malloc(sizeof(float) * b_n);
+    fill_random(hA, a_n, seed, wide);
+    fill_random(hB, b_n, seed + 7777, wide);
+    float *dA, *dB, *dC;
+    CK(cudaMalloc((void **)&dA, sizeof(float) * a_n));
+    CK(cudaMalloc((void **)&dB, sizeof(float) * b_n));
+    CK(cudaMalloc((void **)&dC, sizeof(float) * c_n));
+    CK(cudaMemcpy(dA, hA, sizeof(float) * a_n, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, hB, sizeof(float) * b_n, cudaMemcpyHostToDevice));
+
+    const int nr = m < NSAMPLE ? m : NSAMPLE;
+    int rows[NSAMPLE];
+    for (int r = 0; r < nr; r++)
+        rows[r] = (int)((long long)r * (m - 1) / (nr > 1 ? nr - 1 : 1));
+    tb_gemm_args g = {m, n, k, sh->ta, sh->tb, 1.0f, 0.0f, dA, lda, dB, ldb, dC, ldc};
+    double *ref = malloc(sizeof(double) * (size_t)nr * n);
+    float *hrow = malloc(sizeof(float) * n);
+    reference_rows(&g, hA, hB, rows, nr, ref);
+
+    const double flops = 2.0 * m * n * (double)k;
+    char label[64];
+    snprintf(label, sizeof label, "%dx%dx%d%s", m, n, k,
+             sh->ta || sh->tb ? (sh->ta ? (sh->tb ? " TT" : " TN") : " NT") : "");
+    const tb_kernel_info *def = tb_kernel_pick(&g);
+
+    int nk;
+    const tb_kernel_info *ks = tb_kernel_list(&nk);
+    float cublas_ms = -1;
+    for (int ki = -1; ki < nk; ki++) {
+        const char *name = ki < 0 ? "cublas" : ks[ki].name;
+        tb_launch_fn fn = ki < 0 ? cublas_launch : ks[ki].launch;
+        if (ki < 0 && !p_sgemm)
+            continue;
+        if (!in_list(name, klist))
+            continue;
+        if (ki >= 0 && ks[ki].supports && !ks[ki].supports(&g))
+            continue;
+        /* The seed kernel at 16384 would take ~7 s of the run; ask by name. */
+        if (ki >= 0 && ks[ki].rank <= 0 && strcmp(name, "tf32-fast") != 0 && flops > 1.2e12 &&
+            !klist)
+            continue;
+        CK(cudaMemset(dC, 0xff, sizeof(float) * c_n)); /* NaN poison */
+        float ms = 0;
+        if (timed) {
+            int reps = reps_min;
+            ms = time_launch(fn, &g, reps);
+            if (ms >= 0 && ms < 2.0f) /* short: more launches for a stable median */
+                ms = time_launch(fn, &g, 31);
+            if (ms < 0) {
+                printf("%-22s %-13s launch failed: %s\n", label, name,
+                       cudaGetErrorString(cudaGetLastError()));
+                continue;
+            }
+        } else if (fn(&g, 0) != cudaSuccess) {
+            printf("%-22s %-13s launch failed\n", label, name);
+            continue;
+        }
+        CK(cudaDeviceSynchronize());
+        const double err = rel_error(&g, rows, nr, ref, hrow);
+        if (ki < 0)
+            cublas_ms = ms;
+        if (timed) {
+            const double tf = flops / (ms * 1e-3) / 1e12;
+            char ratio[16] = "   -";
+            if (cublas_ms > 0)
+                snprintf(ratio, sizeof ratio, "%5.1f%%", 100.0 * cublas_ms / ms);
+            printf("%-22s %-13s %9.3f %8.2f %8s %10.2e%s\n", label, name, ms, tf, ratio, err,
+                   (ki >= 0 && def == &ks[ki]) ? "  <- default" : "");
+        } else {
+            printf("%-22s %-13s %10.2e%s\n", label, name, err,
+                   (ki >= 0 && def == &ks[ki]) ? "  <- default" : "");
+        }
+        fflush(stdout);
+    }
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dC));
+    free(hA); free(hB); free(ref); free(hrow);
+}
+
+int main(int argc, char **argv)
+{
+    const char *sizes = "1024,2048,4096,8192,16384,1000,4097,8191,8192x8192x256,256x8192x8192,"
+                        "4096:tn,4096:nt,4096:tt";
+    const char *klist = NULL;
+    int reps = 5, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            sizes = argv[++i];
+        else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
+            klist = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: bench_kernels [--quick] [--sizes LIST] [--kernels LIST] "
+                            "[--reps N]\n");
+            return 2;
+        }
+    }
+    if (quick && sizes[0] == '1' && strstr(sizes, "16384"))
+        sizes = "1024,4096,4097";
+    if (reps < 5)
+        reps = 5;
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("device: %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
+           prop.minor);
+    cublas_load();
+
+    printf("\n%-22s %-13s %9s %8s %8s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
+           "%cuBLAS", "rel_err");
+    char *list = strdup(sizes);
+    uint64_t seed = 1;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        shape sh;
+        if (parse_shape(tok, &sh) != 0 || sh.m <= 0 || sh.n <= 0 || sh.k <= 0) {
+            fprintf(stderr, "bench_kernels: bad size '%s'\n", tok);
+            return 2;
+        }
+        bench_shape(&sh, klist, reps, 1, 0, seed++);
+    }
+    free(list);
+
+    /* Accuracy on wide-dynamic-range data: the case that stresses the
+     * 3xTF32 split (the small part must not underflow or lose its scale). */
+    printf("\nwide dynamic range (values x 2^[-20,20]), error only\n%-22s %-13s %10s\n",
+           "shape", "kernel", "rel_err");
+    const shape w1 = {2048, 2048, 2048, 0, 0}, w2 = {quick ? 1024 : 4096, 4096, 4096, 1, 1};
+    bench_shape(&w1, klist, reps, 0, 1, 99);
+    bench_shape(&w2, klist, reps, 0, 1, 98);
+    return 0;
+}

@@ -1,0 +1,330 @@
+/* tests/kernels/test_kernels.c - every kernel in the registry against a
+ * float64 host reference: odd and tile-edge sizes, all four transposes,
+ * padded/odd strides, unaligned bases, alpha/beta combos (NaN in C with
+ * beta = 0, alpha = 0 with NaN in A and B), inf/NaN inputs, wide dynamic range,
+ * and a check that nothing outside C's m x n window changed.
+ * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N,
+ * --kernels a,b,c, --verbose. */
+#include "tb_kernels.h"
+
+#include <cuda_runtime_api.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- deterministic inputs ------------------------------------------------ */
+static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
+static uint32_t rng_u32(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 32);
+}
+/* Uniform in [-1, 1), never exactly 0 (zeros hide indexing errors). */
+static float rng_val(void)
+{
+    float v = (float)((int32_t)rng_u32() >> 8) / 8388608.0f;
+    return v == 0.0f ? 0.5f : v;
+}
+
+enum { FILL_UNIFORM, FILL_WIDE, FILL_NAN };
+
+static void fill(float *x, size_t n, int how)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (how == FILL_NAN)
+            x[i] = NAN;
+        else if (how == FILL_WIDE) /* values scaled by 2^e, e in [-20, 20] */
+            x[i] = ldexpf(rng_val(), (int)(rng_u32() % 41) - 20);
+        else
+            x[i] = rng_val();
+    }
+}
+
+/* ---- one case ------------------------------------------------------------- */
+typedef struct {
+    int m, n, k, ta, tb;
+    int pad_a, pad_b, pad_c;   /* extra elements per row of storage */
+    int off;                   /* base pointers offset by this many floats */
+    float alpha, beta;
+    int fill;                  /* FILL_UNIFORM or FILL_WIDE */
+    int special;               /* plant +inf in A and NaN in B */
+    int nan_ab;                /* A and B are all NaN (alpha == 0 cases) */
+} tcase;
+
+static int verbose;
+static int n_pass, n_fail;
+
+static double now_abs(double x) { return x < 0 ? -x : x; }
+
+/* Host reference: ref = sum_p op(A)(i,p) op(B)(p,j) and mag = sum |.||.| in
+ * float64, the loops ordered i-p-j so the inner loop streams rows. */
+static void reference(const tcase *t, const float *A, size_t lda, const float *B, size_t ldb,
+                      double *ref, double *mag)
+{
+    const int m = t->m, n = t->n, k = t->k;
+    double *Ad = malloc(sizeof(double) * (size_t)m * (k ? k : 1));
+    double *Bd = malloc(sizeof(double) * (size_t)(k ? k : 1) * n);
+    for (int i = 0; i < m; i++)
+        for (int p = 0; p < k; p++)
+            Ad[(size_t)i * k + p] = t->ta ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
+    for (int p = 0; p < k; p++)
+        for (int j = 0; j < n; j++)
+            Bd[(size_t)p * n + j] = t->tb ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int i = 0; i < m; i++) {
+        double *r = ref + (size_t)i * n, *g = mag + (size_t)i * n;
+        for (int j = 0; j < n; j++)
+            r[j] = g[j] = 0.0;
+        for (int p = 0; p < k; p++) {
+            const double a = Ad[(size_t)i * k + p], aa = now_abs(a);
+            const double *b = Bd + (size_t)p * n;
+            for (int j = 0; j < n; j++) {
+                r[j] += a * b[j];
+                g[j] += aa * now_abs(b[j]);
+            }
+        }
+    }
+    free(Ad);
+    free(Bd);
+}
+
+#define CK(call)                                                                          \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        if (e_ != cudaSuccess) {                                                          \
+            fprintf(stderr, "test_kernels: %s: %s (line %d)\n", #call,                    \
+                    cudaGetErrorString(e_), __LINE__);                                    \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static int kernel_selected(const char *name, const char *list)
+{
+    if (!list)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncmp(p, name, l) == 0)
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void run_case(const tcase *t, const char *klist)
+{
+    const int m = t->m, n = t->n, k = t->k;
+    /* Stored shapes: A is m x k (k x m when transposed), likewise B. */
+    const int a_rows = t->ta ? k : m, a_cols = t->ta ? m : k;
+    const int b_rows = t->tb ? n : k, b_cols = t->tb ? k : n;
+    const size_t lda = (size_t)(a_cols > 0 ? a_cols : 1) + t->pad_a;
+    const size_t ldb = (size_t)(b_cols > 0 ? b_cols : 1) + t->pad_b;
+    const size_t ldc = (size_t)(n > 0 ? n : 1) + t->pad_c;
+    const size_t GUARD = 37;
+    const size_t a_sz = t->off + (size_t)a_rows * lda + GUARD;
+    const size_t b_sz = t->off + (size_t)b_rows * ldb + GUARD;
+    const size_t c_sz = t->off + (size_t)m * ldc + GUARD;
+
+    float *hA = malloc(sizeof(float) * a_sz), *hB = malloc(sizeof(float) * b_sz);
+    float *hC0 = malloc(sizeof(float) * c_sz), *hC = malloc(sizeof(float) * c_sz);
+    double *ref = malloc(sizeof(double) * ((size_t)m * n + 1));
+    double *mag = malloc(sizeof(double) * ((size_t)m * n + 1));
+    fill(hA, a_sz, t->nan_ab ? FILL_NAN : t->fill);
+    fill(hB, b_sz, t->nan_ab ? FILL_NAN : t->fill);
+    if (t->special && m > 2 && n > 2 && k > 2) {
+        /* +inf at op(A)(1, 2), NaN at op(B)(k-1, n-2): row 1 of C must be
+         * +-inf, column n-2 NaN; the 3xTF32 split must not turn inf to NaN. */
+        hA[t->off + (t->ta ? (size_t)2 * lda + 1 : (size_t)1 * lda + 2)] = INFINITY;
+        hB[t->off + (t->tb ? (size_t)(n - 2) * ldb + (k - 1) : (size_t)(k - 1) * ldb + (n - 2))] = NAN;
+    }
+    /* C: a guard pattern everywhere, the window either NaN (beta == 0: it
+     * must never be read) or random values that beta scales. */
+    fill(hC0, c_sz, FILL_UNIFORM);
+    if (t->beta == 0.0f)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+                hC0[t->off + (size_t)i * ldc + j] = NAN;
+    if (t->alpha != 0.0f && !t->nan_ab)
+        reference(t, hA + t->off, lda, hB + t->off, ldb, ref, mag);
+
+    float *dA, *dB, *dC;
+    CK(cudaMalloc((void **)&dA, sizeof(float) * a_sz));
+    CK(cudaMalloc((void **)&dB, sizeof(float) * b_sz));
+    CK(cudaMalloc((void **)&dC, sizeof(float) * c_sz));
+    CK(cudaMemcpy(dA, hA, sizeof(float) * a_sz, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, hB, sizeof(float) * b_sz, cudaMemcpyHostToDevice));
+
+    int nk;
+    const tb_kernel_info *ks = tb_kernel_list(&nk);
+    for (int ki = 0; ki < nk; ki++) {
+        const tb_kernel_info *K = &ks[ki];
+        if (!kernel_selected(K->name, klist))
+            continue;
+        tb_gemm_args g = {m, n, k, t->ta, t->tb, t->alpha, t->beta,
+                          dA + t->off, lda, dB + t->off, ldb, dC + t->off, ldc};
+        if (K->supports && !K->supports(&g))
+            continue;
+        CK(cudaMemcpy(dC, hC0, sizeof(float) * c_sz, cudaMemcpyHostToDevice));
+        cudaError_t e = K->launch(&g, 0);
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            printf("FAIL %-13s %dx%dx%d t%d%d: launch: %s\n", K->name, m, n, k, t->ta, t->tb,
+                   cudaGetErrorString(e));
+            n_fail++;
+            cudaGetLastError();
+            continue;
+        }
+        CK(cudaMemcpy(hC, dC, sizeof(float) * c_sz, cudaMemcpyDeviceToHost));
+
+        /* Elementwise bound: rounding of a k-term fp32 dot product plus the
+         * beta term, 4 (k+2) eps times the magnitudes. Plain TF32 rounds each
+         * input to 11 bits: its bound adds 2^-9 of the magnitude. */
+        const double eps = FLT_EPSILON, kk = 4.0 * (k + 2) * eps;
+        const double extra = strcmp(K->name, "tf32-fast") == 0 ? ldexp(1.0, -9) : 0.0;
+        long bad = 0, outside = 0;
+        double worst = 0;
+        int wi = -1, wj = -1;
+        for (size_t idx = 0; idx < c_sz; idx++) {
+            const long rel = (long)idx - t->off;
+            const int in = rel >= 0 && (size_t)rel < (size_t)m * ldc && (size_t)rel % ldc < (size_t)n;
+            if (!in) {
+                if (memcmp(&hC[idx], &hC0[idx], sizeof(float)) != 0)
+                    outside++;
+                continue;
+            }
+            const int i = (int)(rel / (long)ldc), j = (int)(rel % (long)ldc);
+            const double c0 = t->beta == 0.0f ? 0.0 : hC0[idx];
+            const double want = (t->alpha == 0.0f ? 0.0 : (double)t->alpha * ref[(size_t)i * n + j]) +
+                                (double)t->beta * c0;
+            const double got = hC[idx];
+            int ok;
+            if (!isfinite(want)) /* inf/NaN planted: same class required */
+                ok = isnan(want) ? isnan(got) : got == want;
+            else {
+                const double m_ = t->alpha == 0.0f ? 0.0 : now_abs(t->alpha) * mag[(size_t)i * n + j];
+                const double tol = (kk + extra) * m_ + kk * now_abs(t->beta) * now_abs(c0);
+                const double err = now_abs(got - want);
+                ok = err <= tol; /* NaN fails */
+                if (err > worst || err != err) {
+                    worst = err;
+                    wi = i;
+                    wj = j;
+                }
+            }
+            if (!ok) {
+                if (bad < 3 && verbose)
+                    printf("   (%d,%d) got %.9g want %.9g\n", i, j, got, want);
+                bad++;
+            }
+        }
+        const int fail = bad || outside;
+        if (fail || verbose)
+            printf("%s %-13s %5dx%5dx%5d t%d%d ld+%d/%d/%d off%d a=%g b=%g%s%s%s: %ld bad, %ld "
+                   "outside changed, worst |err| %.3g at (%d,%d)\n",
+                   fail ? "FAIL" : "ok  ", K->name, m, n, k, t->ta, t->tb, t->pad_a, t->pad_b,
+                   t->pad_c, t->off, t->alpha, t->beta, t->fill == FILL_WIDE ? " wide" : "",
+                   t->special ? " inf/nan" : "", t->nan_ab ? " nanAB" : "", bad, outside, worst,
+                   wi, wj);
+        if (fail)
+            n_fail++;
+        else
+            n_pass++;
+    }
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dC));
+    free(hA); free(hB); free(hC0); free(hC); free(ref); free(mag);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, maxs = 1 << 30;
+    const char *klist = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--verbose"))
+            verbose = 1;
+        else if (!strcmp(argv[i], "--max") && i + 1 < argc)
+            maxs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
+            klist = argv[++i];
+        else {
+            fprintf(stderr, "usage: test_kernels [--quick] [--max N] [--kernels a,b] [--verbose]\n");
+            return 2;
+        }
+    }
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+
+    static const int sizes[] = {1, 15, 16, 17, 31, 33, 127, 255, 257, 1000, 1023};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int si = 0; si < nsizes; si++) {
+        const int s = sizes[si];
+        if (s > maxs || (quick && s > 257))
+            continue;
+        for (int tr = 0; tr < 4; tr++) {
+            const int ta = tr >> 1, tb = tr & 1;
+            /* v0: square, tight strides, aligned, alpha 1, beta 0 over NaN.
+             * v1: non-square, odd padded strides, bases off by one float
+             *     (nothing 16-byte aligned), alpha -1.5, beta 0.5.
+             * v2: other aspect, strides padded to a multiple of 4, alpha
+             *     0.75, beta 1, wide dynamic range. */
+            tcase v0 = {s, s, s, ta, tb, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0};
+            tcase v1 = {s, s + s / 2 + 1, s / 2 + 1, ta, tb, 3, 5, 1, 1, -1.5f, 0.5f, FILL_UNIFORM, 0, 0};
+            tcase v2 = {s / 2 + 1, s, 2 * s + 1, ta, tb, 4, 8, 4, 0, 0.75f, 1.0f, FILL_WIDE, 0, 0};
+            run_case(&v0, klist);
+            run_case(&v1, klist);
+            run_case(&v2, klist);
+        }
+    }
+    /* Edges of the contract. */
+    {
+        tcase c[] = {
+            /* alpha == 0: C = beta*C and A, B (all NaN) never read. */
+            {37, 29, 41, 0, 0, 0, 0, 3, 0, 0.0f, 0.5f, FILL_UNIFORM, 0, 1},
+            {37, 29, 41, 1, 1, 1, 0, 0, 1, 0.0f, 0.0f, FILL_UNIFORM, 0, 1},
+            /* k == 0: C = beta*C. */
+            {33, 17, 0, 0, 0, 0, 0, 2, 0, 1.0f, 2.0f, FILL_UNIFORM, 0, 0},
+            {33, 17, 0, 1, 0, 0, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            /* m == 0 or n == 0: nothing may be written. */
+            {0, 17, 9, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            {17, 0, 9, 0, 1, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            /* inf in A, NaN in B. */
+            {33, 35, 37, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
+            {257, 131, 200, 1, 1, 1, 3, 1, 1, 1.0f, 0.5f, FILL_UNIFORM, 1, 0},
+            /* Skinny and flat. */
+            {1, 300, 257, 0, 1, 0, 1, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            {300, 1, 257, 1, 0, 2, 0, 0, 1, 2.0f, -1.0f, FILL_UNIFORM, 0, 0},
+            {129, 130, 5, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+            if (c[i].m <= maxs && c[i].n <= maxs)
+                run_case(&c[i], klist);
+    }
+    if (!quick && maxs >= 2049) {
+        /* One big product per layout family for the fast kernels' steady
+         * state: full tiles, many K slices, the pipeline wrapping around. */
+        tcase b1 = {2047, 2047, 2047, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0};
+        tcase b2 = {2049, 1531, 1029, 1, 1, 1, 3, 5, 1, 1.0f, 1.0f, FILL_UNIFORM, 0, 0};
+        tcase b3 = {1536, 2048, 2048, 1, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_WIDE, 0, 0};
+        run_case(&b1, klist);
+        run_case(&b2, klist);
+        run_case(&b3, klist);
+    }
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}
