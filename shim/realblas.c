@@ -1,17 +1,31 @@
-/* shim/realblas.c - finds the real BLAS behind us: the cblas_sgemm that the
- * program loaded (dlsym RTLD_NEXT), else the library named by
+/* shim/realblas.c - finds the real BLAS behind us: the entry points that the
+ * program loaded (dlsym RTLD_NEXT), else those of the library named by
  * TILEDBLAS_CPU_BLAS. Resolved once, thread-safely; never links a BLAS and
- * never returns our own entry point. */
+ * never returns one of our own entry points. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int,
-                 const float *, int, float, float *, int);
+typedef void (*tb_cblas_sgemm_fn)(int, int, int, int, int, int, float,
+                                  const float *, int, const float *, int,
+                                  float, float *, int);
+/* Fortran: everything by reference, then the hidden lengths of the two
+ * character arguments (gfortran passes size_t). */
+typedef void (*tb_fortran_sgemm_fn)(const char *, const char *, const int *, const int *,
+                                    const int *, const float *, const float *, const int *,
+                                    const float *, const int *, const float *, float *,
+                                    const int *, size_t, size_t);
 
-static tb_cblas_sgemm_fn tb_real_sgemm;
+/* The symbols we forward to, one line each. */
+#define TB_REAL_SYMBOLS(X) \
+    X(cblas_sgemm, tb_cblas_sgemm_fn) \
+    X(sgemm_, tb_fortran_sgemm_fn)
+
+#define TB_DECLARE(name, type) static type tb_real_##name;
+TB_REAL_SYMBOLS(TB_DECLARE)
 static const char *tb_real_path = "none";
 static pthread_once_t tb_real_once = PTHREAD_ONCE_INIT;
 
@@ -25,51 +39,104 @@ static int tb_is_ours(void *sym)
     return self.dli_fbase == other.dli_fbase;
 }
 
-static void tb_note_origin(void *sym)
+/* A loaded object that defines `name` and is not us: how a program that
+ * dlopen()ed its BLAS privately (numpy's extension modules do) is served by
+ * the very BLAS it loaded. */
+typedef struct tb_scan { const char *name; void *sym; } tb_scan;
+
+static int tb_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    Dl_info info;
-    if (dladdr(sym, &info) && info.dli_fname)
-        tb_real_path = info.dli_fname;
+    (void)size;
+    tb_scan *sc = arg;
+    if (!info->dlpi_name || !*info->dlpi_name)
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *sym = dlsym(h, sc->name);
+    dlclose(h);   /* RTLD_NOLOAD took a reference; the object stays loaded */
+    if (sym && !tb_is_ours(sym)) {
+        sc->sym = sym;
+        return 1;
+    }
+    return 0;
+}
+
+/* The program's own symbol if it loaded one, else the fallback library's. */
+static void *tb_lookup(const char *name, void **fallback, const char **fallback_error)
+{
+    void *sym = dlsym(RTLD_NEXT, name);
+    if (sym && !tb_is_ours(sym))
+        return sym;
+    tb_scan sc = {name, NULL};
+    dl_iterate_phdr(tb_scan_one, &sc);
+    if (sc.sym)
+        return sc.sym;
+    /* None loaded at all: open ours. */
+    if (!*fallback && !*fallback_error) {
+        *fallback = dlopen(tb_settings_get()->cpu_blas, RTLD_NOW | RTLD_LOCAL);
+        if (!*fallback)
+            *fallback_error = dlerror();
+    }
+    sym = *fallback ? dlsym(*fallback, name) : NULL;
+    return (sym && !tb_is_ours(sym)) ? sym : NULL;
 }
 
 static void tb_resolve(void)
 {
-    void *sym = dlsym(RTLD_NEXT, "cblas_sgemm");
-    if (!sym || tb_is_ours(sym)) {
-        /* The program loaded no CBLAS in the global scope (a plugin that
-         * dlopen()ed its BLAS privately, or a static one): open ours. If the
-         * library is already loaded this returns the same copy. */
-        const char *lib = tb_settings_get()->cpu_blas;
-        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-        sym = h ? dlsym(h, "cblas_sgemm") : NULL;
-        if (!sym || tb_is_ours(sym)) {
-            tb_warn_once(TB_ONCE_NO_CPU_BLAS,
-                         "no CPU BLAS found: the program loaded no cblas_sgemm and "
-                         "%s='%s' could not be used (%s); CPU-routed calls do nothing",
-                         TB_ENV_CPU_BLAS, lib, h ? "no cblas_sgemm in it" : dlerror());
-            return;
-        }
-    }
-    tb_note_origin(sym);
-    tb_real_sgemm = (tb_cblas_sgemm_fn)sym;
+    void *fallback = NULL;
+    const char *error = NULL;
+#define TB_RESOLVE(name, type) tb_real_##name = (type)tb_lookup(#name, &fallback, &error);
+    TB_REAL_SYMBOLS(TB_RESOLVE)
+    Dl_info info;
+    void *any = tb_real_cblas_sgemm ? (void *)tb_real_cblas_sgemm : (void *)tb_real_sgemm_;
+    if (any && dladdr(any, &info) && info.dli_fname)
+        tb_real_path = info.dli_fname;
 }
 
-tb_cblas_sgemm_fn tb_real_cblas_sgemm(void)
+static void tb_no_blas(const char *name)
 {
-    pthread_once(&tb_real_once, tb_resolve);
-    return tb_real_sgemm;
+    tb_warn_once(TB_ONCE_NO_CPU_BLAS,
+                 "no CPU BLAS found: the program loaded no %s and %s='%s' has none; "
+                 "CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS, tb_settings_get()->cpu_blas);
 }
 
 const char *tb_real_blas_path(void)
 {
-    tb_real_cblas_sgemm();
+    pthread_once(&tb_real_once, tb_resolve);
     return tb_real_path;
+}
+
+/* Set while this thread is inside the real BLAS, so that a CBLAS whose
+ * cblas_sgemm calls sgemm_ (the reference one does) is intercepted once. */
+static __thread int tb_depth;
+
+int tb_inside_real_blas(void)
+{
+    return tb_depth;
+}
+
+static void tb_forward_now(const tb_call *c)
+{
+    if (c->api == TB_API_CBLAS) {
+        if (tb_real_cblas_sgemm)
+            tb_real_cblas_sgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
+                                c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
+        else
+            tb_no_blas("cblas_sgemm");
+        return;
+    }
+    if (tb_real_sgemm_)
+        tb_real_sgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &c->alpha, c->A, &c->lda,
+                       c->B, &c->ldb, &c->beta, c->C, &c->ldc, 1, 1);
+    else
+        tb_no_blas("sgemm_");
 }
 
 void tb_forward(const tb_call *c)
 {
-    tb_cblas_sgemm_fn f = tb_real_cblas_sgemm();
-    if (f)
-        f(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
-          c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
+    pthread_once(&tb_real_once, tb_resolve);
+    tb_depth++;
+    tb_forward_now(c);
+    tb_depth--;
 }

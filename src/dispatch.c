@@ -51,6 +51,18 @@ void tb_normalise(const tb_call *c, tb_problem *p)
     }
 }
 
+/* TILEDBLAS_SCOPE: may this interface, layout and pair of transposes go to
+ * the GPU? Every kernel reads transposed operands in its tile loads, so by
+ * default all of them may. */
+static int tb_in_scope(const tb_call *c, unsigned scope)
+{
+    unsigned api = c->api == TB_API_CBLAS ? TB_SCOPE_CBLAS : TB_SCOPE_FORTRAN;
+    unsigned layout = c->layout == TB_ROW_MAJOR ? TB_SCOPE_ROW : TB_SCOPE_COL;
+    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    unsigned ops = ta ? (tb ? TB_SCOPE_TT : TB_SCOPE_TN) : (tb ? TB_SCOPE_NT : TB_SCOPE_NN);
+    return (scope & api) && (scope & layout) && (scope & ops);
+}
+
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
 {
     const tb_settings *s = tb_settings_get();
@@ -62,7 +74,7 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         return (tb_decision){TB_ROUTE_CPU, "mode-cpu", 0.0, 0.0};
     if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
         return (tb_decision){TB_ROUTE_CPU, "no-op", 0.0, 0.0};
-    if (c->layout != TB_ROW_MAJOR || c->transa != TB_NO_TRANS || c->transb != TB_NO_TRANS)
+    if (!tb_in_scope(c, s->scope))
         return (tb_decision){TB_ROUTE_CPU, "scope", 0.0, 0.0};
     double cpu_s = 0.0, gpu_s = 0.0;
     if (s->mode == TB_MODE_AUTO) {
@@ -97,17 +109,6 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
                          cpu_s, gpu_s};
 }
 
-/* Set while this thread is inside the real BLAS, so that a CBLAS whose
- * cblas_sgemm calls sgemm_ (the reference one does) is intercepted once. */
-static __thread int tb_depth;
-
-static void tb_run_cpu(const tb_call *c)
-{
-    tb_depth++;
-    tb_forward(c);
-    tb_depth--;
-}
-
 /* Verify mode: every verify_every-th eligible call is run on both sides. */
 static int tb_verify_this_one(void)
 {
@@ -118,7 +119,7 @@ static int tb_verify_this_one(void)
 
 void tb_sgemm_dispatch(const tb_call *c)
 {
-    if (tb_depth) {
+    if (tb_inside_real_blas()) {
         tb_forward(c);
         return;
     }
@@ -134,7 +135,7 @@ void tb_sgemm_dispatch(const tb_call *c)
     if (d.route == TB_ROUTE_GPU && tb_settings_get()->mode == TB_MODE_VERIFY) {
         if (!tb_verify_this_one()) {
             r.reason = "verify-skipped";
-            tb_run_cpu(c);
+            tb_forward(c);
         } else if (tb_verify_call(c, &p, &t, &v) == 0) {
             r.gpu = &t;       /* the GPU ran, the caller got the CPU result */
             r.verify = &v;
@@ -150,10 +151,10 @@ void tb_sgemm_dispatch(const tb_call *c)
             /* The GPU path left C untouched: the real BLAS does the whole call. */
             snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));
             r.reason = reason;
-            tb_run_cpu(c);
+            tb_forward(c);
         }
     } else {
-        tb_run_cpu(c);
+        tb_forward(c);
     }
     r.seconds = tb_now() - r.t_start;
     tb_account(&r);

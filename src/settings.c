@@ -86,6 +86,43 @@ static double tb_parse_double(const char *var, double lo, double def)
     return x;
 }
 
+/* TILEDBLAS_SCOPE: a comma-separated list of cblas, fortran, rowmajor,
+ * colmajor, nn, nt, tn, tt or all. A group with no word named stays open:
+ * "rowmajor,nn" lets row-major NN calls of either interface go to the GPU. */
+static unsigned tb_parse_scope(const char *var)
+{
+    static const struct { const char *word; unsigned bit; } words[] = {
+        {"cblas", TB_SCOPE_CBLAS}, {"fortran", TB_SCOPE_FORTRAN},
+        {"rowmajor", TB_SCOPE_ROW}, {"colmajor", TB_SCOPE_COL},
+        {"nn", TB_SCOPE_NN}, {"nt", TB_SCOPE_NT}, {"tn", TB_SCOPE_TN}, {"tt", TB_SCOPE_TT},
+        {"all", TB_SCOPE_ALL},
+    };
+    static const unsigned groups[] = {TB_SCOPE_CBLAS | TB_SCOPE_FORTRAN,
+                                      TB_SCOPE_ROW | TB_SCOPE_COL,
+                                      TB_SCOPE_NN | TB_SCOPE_NT | TB_SCOPE_TN | TB_SCOPE_TT};
+    const char *v = tb_env(var);
+    if (!v)
+        return TB_SCOPE_ALL;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", v);
+    unsigned named = 0;
+    for (char *save, *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+        unsigned bit = 0;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strcasecmp(w, words[i].word) == 0)
+                bit = words[i].bit;
+        if (!bit) {
+            tb_bad(var, v, "a list of cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
+            return TB_SCOPE_ALL;
+        }
+        named |= bit;
+    }
+    unsigned scope = 0;
+    for (size_t g = 0; g < 3; g++)
+        scope |= (named & groups[g]) ? (named & groups[g]) : groups[g];
+    return scope;
+}
+
 static void tb_settings_parse(void)
 {
     static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
@@ -104,6 +141,7 @@ static void tb_settings_parse(void)
         tb_s.stats = NULL;
     tb_s.trace = tb_env(TB_ENV_TRACE);
     tb_s.verify_every = tb_parse_long(TB_ENV_VERIFY_EVERY, 1, 1000000000L, 1);
+    tb_s.scope = tb_parse_scope(TB_ENV_SCOPE);
 }
 
 const tb_settings *tb_settings_get(void)

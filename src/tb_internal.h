@@ -27,6 +27,7 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 #define TB_ENV_STATS         "TILEDBLAS_STATS"
 #define TB_ENV_TRACE         "TILEDBLAS_TRACE"
 #define TB_ENV_VERIFY_EVERY  "TILEDBLAS_VERIFY_EVERY"
+#define TB_ENV_SCOPE         "TILEDBLAS_SCOPE"
 
 /* verify: GPU-eligible calls run on both; the caller gets the CPU result. */
 typedef enum { TB_MODE_AUTO, TB_MODE_GPU, TB_MODE_CPU, TB_MODE_VERIFY } tb_mode;
@@ -49,7 +50,17 @@ typedef struct tb_settings {
     const char *stats;         /* NULL: off; "1"/"stderr": stderr; else a file  */
     const char *trace;         /* NULL: off; else a JSON Lines file             */
     long verify_every;         /* verify mode: compare every Nth eligible call  */
+    unsigned scope;            /* TB_SCOPE_* bits: what may go to the GPU       */
 } tb_settings;
+
+/* TILEDBLAS_SCOPE: within each group, the bits set are the ones allowed. */
+enum {
+    TB_SCOPE_CBLAS = 1u << 0, TB_SCOPE_FORTRAN = 1u << 1,          /* interface */
+    TB_SCOPE_ROW = 1u << 2, TB_SCOPE_COL = 1u << 3,                /* layout    */
+    TB_SCOPE_NN = 1u << 4, TB_SCOPE_NT = 1u << 5,                  /* op(A)op(B) */
+    TB_SCOPE_TN = 1u << 6, TB_SCOPE_TT = 1u << 7,
+    TB_SCOPE_ALL = 0xffu
+};
 
 /* The settings, parsed on first use (thread-safe); never NULL. */
 TB_HIDDEN const tb_settings *tb_settings_get(void);
@@ -67,9 +78,12 @@ enum { TB_ONCE_NO_GPU = 0, TB_ONCE_NO_CPU_BLAS = 1, TB_ONCE_FORK = 2,
 /* ---- The call, normalised (dispatch.c) ---- */
 typedef enum { TB_API_CBLAS = 0, TB_API_FORTRAN = 1 } tb_api;
 
-/* What the caller passed, untouched, so it can be forwarded exactly. */
+/* What the caller passed, untouched, so it can be forwarded exactly. A
+ * Fortran call arrives column-major with its transposes as characters; they
+ * are kept (fta, ftb) so the real sgemm_ sees the very same arguments. */
 typedef struct tb_call {
     tb_api api;
+    const char *fta, *ftb;     /* Fortran only: the caller's TRANSA, TRANSB */
     int layout, transa, transb;
     int m, n, k;
     float alpha, beta;
@@ -94,7 +108,18 @@ typedef enum { TB_ROUTE_CPU = 0, TB_ROUTE_GPU = 1 } tb_route;
 typedef struct tb_decision {
     tb_route route;
     const char *reason;        /* a short word for the decision line and stats */
+    double pred_cpu_s, pred_gpu_s;   /* the cost model's times; 0 when unused  */
 } tb_decision;
+
+/* ---- Functions in costmodel.c: predicted seconds on each route ---- */
+typedef struct tb_rates {
+    double cpu_flops, cpu_fixed_s;       /* the CPU BLAS on all its threads    */
+    double cpu_core_flops;               /* ... and on one                     */
+    double gpu_flops, gpu_fixed_s;       /* the GPU kernel and per-call cost   */
+    double h2d_bps, d2h_bps;             /* host <-> device copies             */
+} tb_rates;
+TB_HIDDEN const tb_rates *tb_rates_get(void);
+TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
 
 /* What the GPU side measured of one call. */
 typedef struct tb_gpu_times {
@@ -153,12 +178,11 @@ TB_HIDDEN void tb_gpu_forked_child(void);
 TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
 
 /* ---- Functions in shim/realblas.c: the BLAS the program loaded ---- */
-typedef void (*tb_cblas_sgemm_fn)(int, int, int, int, int, int, float,
-                                  const float *, int, const float *, int,
-                                  float, float *, int);
-/* The real cblas_sgemm (never ours), or NULL with a warning already given. */
-TB_HIDDEN tb_cblas_sgemm_fn tb_real_cblas_sgemm(void);
-/* Forwards the call, unchanged, to the real BLAS. */
+/* 1 while this thread is inside the real BLAS (a call that arrives then is
+ * the real BLAS calling itself, and goes straight through). */
+TB_HIDDEN int tb_inside_real_blas(void);
+/* Forwards the call, unchanged, to the real BLAS: cblas_sgemm or sgemm_,
+ * whichever the caller called. */
 TB_HIDDEN void tb_forward(const tb_call *c);
 /* Name of the library the real BLAS came from, for info/stats. */
 TB_HIDDEN const char *tb_real_blas_path(void);
@@ -167,15 +191,17 @@ TB_HIDDEN const char *tb_real_blas_path(void);
 TB_HIDDEN double tb_now(void);        /* monotonic seconds */
 
 /* ---- Functions in stats.c / trace.c (and info.c): what tb_account feeds ---- */
-enum { TB_ONCE_TRACE = 40, TB_ONCE_STATS = 41, TB_ONCE_VERIFY = 42 };
-/* 1 when statistics or the verify verdict are collected (cheap to ask). */
-TB_HIDDEN int tb_stats_on(void);
-/* Adds one finished call to the per-route table and the verify verdict. */
+enum { TB_ONCE_TRACE = 40, TB_ONCE_STATS = 41, TB_ONCE_VERIFY = 42,
+       TB_ONCE_VERIFY_QUIRK = 43 };
+/* Adds one finished call to the per-route table and the verify verdict
+ * (account.c calls it when TILEDBLAS_STATS is set or the mode is verify);
+ * the report is written at exit by a destructor in stats.c. */
 TB_HIDDEN void tb_stats_record(const tb_record *r);
-/* 1 when TILEDBLAS_TRACE is set and its file is usable. */
-TB_HIDDEN int tb_trace_on(void);
-/* Writes one JSON line for the call (one write(), so lines never mix). */
+/* Writes one JSON line for the call to TILEDBLAS_TRACE (opened on first
+ * use, appended to; one write() per line, so lines never mix). */
 TB_HIDDEN void tb_trace_record(const tb_record *r);
+/* s as a JSON string, quotes included, cut to fit dst (trace.c). */
+TB_HIDDEN void tb_json_string(char *dst, size_t len, const char *s);
 /* The CPU BLAS behind us: "OpenBLAS 0.3.21 (core Cooperlake, ...) at PATH".
  * *warn gets a line of advice (e.g. OPENBLAS_CORETYPE) or "". Returns 1
  * when the library was identified. Lives in info.c. */

@@ -31,15 +31,15 @@ quiet)
     pass "300 random calls right, identical output, silent" ;;
 decision-lines)
     # VERBOSE=2: exactly one documented line per intercepted call.
-    TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
-    n=$(grep -cE '^tiledblas: sgemm (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)$' "$tmp/err")
+    TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 --api mixed >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
+    n=$(grep -cE '^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)$' "$tmp/err")
     [ "$n" = 300 ] || fail "$n decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(wc -l <"$tmp/err")" = 300 ] || fail "other lines besides the decision lines: $(grep -v ' -> ' "$tmp/err" | head -3)"
     pass "300 calls, 300 decision lines" ;;
 mode-gpu)
     # Forced GPU: results right; without a GPU at most one warning, with one
     # every row-major NN call that BLAS does not make a no-op ran there.
-    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 >"$tmp/out" 2>"$tmp/err" \
+    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 --api mixed >"$tmp/out" 2>"$tmp/err" \
         || fail "wrong results in forced-GPU mode: $(grep -v ' -> ' "$tmp/err" | head -5)"
     warnings=$(grep -v ' -> ' "$tmp/err" | grep -c . || true)
     gpu=$(count ' -> gpu ' "$tmp/err")
@@ -62,7 +62,7 @@ mode-cpu)
 bad-settings)
     # Each bad value warns once, naming the variable, and results stay right.
     for kv in TILEDBLAS_MODE=fast TILEDBLAS_VERBOSE=7 TILEDBLAS_THRESHOLD=big TILEDBLAS_FAULT=disk \
-              TILEDBLAS_DEVICE=-3 TILEDBLAS_VERIFY_EVERY=0; do
+              TILEDBLAS_DEVICE=-3 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal; do
         var=${kv%%=*}
         env "$kv" LD_PRELOAD="$lib" "$bin/sgemm_check" --calls 40 >/dev/null 2>"$tmp/err" || fail "$kv broke results"
         grep -q "^tiledblas: $var=" "$tmp/err" || fail "$kv gave no warning naming $var: $(cat "$tmp/err")"
@@ -95,14 +95,80 @@ xscblat3-auto|xscblat3-gpu|xscblat3-wide)
     deck=$blasdir/sin3; mode=${case_name#xscblat3-}
     [ "$mode" = wide ] && { deck=$(dirname "$0")/data/sin3_wide; mode=gpu; }
     cd "$tmp" || exit 1
-    # The reference CBLAS needs the reference library's RowMajorStrg.
-    LD_LIBRARY_PATH=$blasdir TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=0 LD_PRELOAD="$lib" \
-        "$blasdir/xscblat3" <"$deck" >"$tmp/out" 2>&1 || fail "xscblat3 exited non-zero"
+    # The reference CBLAS needs the reference library's RowMajorStrg. Its
+    # cblas_sgemm calls sgemm_, which we also export: each call must be
+    # intercepted once (as sgemm), never a second time (as sgemm_).
+    LD_LIBRARY_PATH=$blasdir TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" \
+        "$blasdir/xscblat3" <"$deck" >"$tmp/out" 2>"$tmp/err" || fail "xscblat3 exited non-zero"
     grep -q 'cblas_sgemm  PASSED THE COLUMN-MAJOR COMPUTATIONAL' "$tmp/out" || fail "$(grep -i sgemm "$tmp/out" | head)"
     grep -q 'cblas_sgemm  PASSED THE ROW-MAJOR    COMPUTATIONAL' "$tmp/out" || fail "$(grep -i sgemm "$tmp/out" | head)"
     grep -q 'cblas_sgemm  PASSED THE TESTS OF ERROR-EXITS' "$tmp/out" || fail "error exits"
     ! grep -qiE 'FAIL|SUSPECT' "$tmp/out" || fail "$(grep -iE 'FAIL|SUSPECT' "$tmp/out" | head)"
-    pass "xscblat3 ($deck) in mode $mode: $(grep -c PASSED "$tmp/out") PASSED lines" ;;
+    twice=$(count '^tiledblas: sgemm_ ' "$tmp/err"); once=$(count '^tiledblas: sgemm ' "$tmp/err")
+    [ "$twice" = 0 ] && [ "$once" -gt 1000 ] || fail "recursion guard: $once cblas lines, $twice sgemm_ lines"
+    gpu=$(count ' -> gpu ' "$tmp/err")
+    have_gpu && [ "$mode" = gpu ] && { [ "$gpu" -gt 1000 ] || fail "only $gpu calls reached the GPU"; }
+    pass "xscblat3 ($deck) in mode $mode: $(grep -c PASSED "$tmp/out") PASSED lines; $once calls intercepted once each, $gpu on the GPU" ;;
+xblat3s-auto|xblat3s-gpu)
+    # The reference Fortran tester calls sgemm_ directly.
+    [ -x "$blasdir/xblat3s" ] || skip "xblat3s not installed (Debian package libblas-test)"
+    mode=${case_name#xblat3s-}
+    cd "$tmp" || exit 1
+    TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$blasdir/xblat3s" <"$blasdir/sblat3.in" \
+        >"$tmp/out" 2>"$tmp/err" || fail "xblat3s exited non-zero"
+    grep -q 'SGEMM  PASSED THE COMPUTATIONAL TESTS' "$tmp/sblat3.out" || fail "$(grep -i sgemm "$tmp/sblat3.out" | head)"
+    grep -q 'SGEMM  PASSED THE TESTS OF ERROR-EXITS' "$tmp/sblat3.out" || fail "error exits"
+    ! grep -qiE 'FAIL|SUSPECT' "$tmp/sblat3.out" || fail "$(grep -iE 'FAIL|SUSPECT' "$tmp/sblat3.out" | head)"
+    n=$(count '^tiledblas: sgemm_ ColMajor' "$tmp/err"); gpu=$(count ' -> gpu ' "$tmp/err")
+    [ "$n" -gt 1000 ] || fail "only $n sgemm_ calls intercepted"
+    have_gpu && [ "$mode" = gpu ] && { [ "$gpu" -gt 1000 ] || fail "only $gpu calls reached the GPU"; }
+    pass "xblat3s in mode $mode: SGEMM passed; $n sgemm_ calls intercepted, $gpu on the GPU" ;;
+xlintsts)
+    # LAPACK's single-precision linear solver tests, against the reference
+    # LAPACK (whose sgemm_ calls reach us), in forced-GPU mode: the summary
+    # must match the run without the preload line for line.
+    lapackdir=${TB_LAPACKDIR:-$(dirname "$blasdir")/lapack}
+    [ -x "$lapackdir/xlintsts" ] || skip "xlintsts not installed (Debian package liblapack-test)"
+    cd "$tmp" || exit 1
+    LD_LIBRARY_PATH=$lapackdir "$lapackdir/xlintsts" <"$lapackdir/stest.in" >"$tmp/plain" 2>&1 || fail "xlintsts fails without the preload"
+    LD_LIBRARY_PATH=$lapackdir TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 TILEDBLAS_STATS= LD_PRELOAD="$lib" \
+        "$lapackdir/xlintsts" <"$lapackdir/stest.in" >"$tmp/pre" 2>&1 || fail "xlintsts fails under the preload"
+    grep -E 'tests run|failed to pass|out of' "$tmp/plain" | sed 's/ *$//' >"$tmp/plain.sum"
+    grep -E 'tests run|failed to pass|out of' "$tmp/pre" | sed 's/ *$//' >"$tmp/pre.sum"
+    [ -s "$tmp/plain.sum" ] || fail "no summary lines in xlintsts output"
+    diff "$tmp/plain.sum" "$tmp/pre.sum" >"$tmp/diff" || fail "summaries differ: $(head -6 "$tmp/diff")"
+    pass "xlintsts: $(grep -c 'passed the threshold' "$tmp/pre.sum") routine groups passed, summary identical to the plain run" ;;
+numpy)
+    # numpy (Debian's python3-numpy) calls cblas_sgemm from a privately
+    # dlopen()ed BLAS, with row- and column-major, transposed operands.
+    py=/usr/bin/python3
+    $py -c 'import numpy' 2>/dev/null || skip "python3-numpy not installed"
+    for mode in auto gpu; do
+        TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" $py "$(dirname "$0")/numpy_check.py" \
+            >"$tmp/out" 2>"$tmp/err" || fail "numpy products wrong in mode $mode: $(cat "$tmp/out" | tail -3)"
+        n=$(count '^tiledblas: sgemm ' "$tmp/err")
+        want=$(sed -n 's/^products: //p' "$tmp/out")
+        [ "$n" -ge "$want" ] || fail "mode $mode: $n decision lines for $want float32 products"
+    done
+    pass "numpy: $want float32 products (C, Fortran and transposed operands) intercepted and right" ;;
+fortran)
+    # sgemm_ calls, lower case and 'C' included, through the same decision.
+    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 200 --api fortran >"$tmp/out" 2>"$tmp/err" \
+        || fail "wrong sgemm_ results: $(grep -v ' -> ' "$tmp/err" | head -3)"
+    n=$(count '^tiledblas: sgemm_ ColMajor ' "$tmp/err")
+    [ "$n" = 200 ] || fail "$n sgemm_ decision lines for 200 calls"
+    pass "200 Fortran calls right, each with one sgemm_ decision line" ;;
+scope)
+    # TILEDBLAS_SCOPE narrows what may go to the GPU: here the first scope,
+    # cblas row-major NN; everything else must say (scope).
+    TILEDBLAS_SCOPE=cblas,rowmajor,nn TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 200 \
+        --api mixed >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
+    bad=$(grep ' (scope)$' "$tmp/err" | grep -c 'sgemm RowMajor NN' || true)
+    [ "$bad" = 0 ] || fail "$bad in-scope calls were refused"
+    out=$(grep -vE 'sgemm RowMajor NN|\((no-op|illegal-args)\)' "$tmp/err" | grep -vc ' (scope)$' || true)
+    [ "$out" -le 1 ] || fail "$out out-of-scope calls were not refused: $(grep -vE 'sgemm RowMajor NN' "$tmp/err" | grep -v '(scope)' | head -3)"
+    [ "$(count ' (scope)$' "$tmp/err")" -gt 50 ] || fail "too few calls refused"
+    pass "scope cblas,rowmajor,nn: $(count ' (scope)$' "$tmp/err") calls kept off the GPU, the rest allowed" ;;
 exports)
     # Only BLAS names and the tiledblas_* API are visible to the loader.
     nm -D --defined-only "$lib" | awk '{print $3}' >"$tmp/syms"

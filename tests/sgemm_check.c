@@ -19,8 +19,14 @@
 
 typedef struct opts {
     int calls, threads, max_dim, min_dim, do_fork, only_rownn;
+    int api;                   /* 0 cblas_sgemm, 1 Fortran sgemm_, 2 a mix */
     unsigned seed;
 } opts;
+
+/* The Fortran interface, as a Fortran program or LAPACK calls it. */
+void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
+            const float *, const int *, const float *, const int *, const float *, float *,
+            const int *, size_t, size_t);
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -42,7 +48,10 @@ static size_t at(int layout, int ld, int i, int j)
 /* One random call; returns 0 when it checks out, 1 otherwise (and prints why). */
 static int one_call(uint64_t *s, const opts *o, int id)
 {
+    int fortran = o->api == 1 || (o->api == 2 && rng_int(s, 0, 1));
     int layout = (o->only_rownn || rng_int(s, 0, 1) == 0) ? CblasRowMajor : CblasColMajor;
+    if (fortran)
+        layout = CblasColMajor;   /* Fortran is column-major */
     int ta = (o->only_rownn || rng_int(s, 0, 1) == 0) ? CblasNoTrans : CblasTrans;
     int tb = (o->only_rownn || rng_int(s, 0, 1) == 0) ? CblasNoTrans : CblasTrans;
     int m = rng_int(s, o->min_dim, o->max_dim), n = rng_int(s, o->min_dim, o->max_dim);
@@ -93,7 +102,14 @@ static int one_call(uint64_t *s, const opts *o, int id)
             bound[(size_t)i * n + j] = 2.0 * (k + 2) * FLT_EPSILON * (fabs(alpha) * mag + fabs(beta * c0)) + 1e-30;
         }
 
-    cblas_sgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (fortran) {
+        /* Lower case and 'C' are legal too; use them now and then. */
+        const char *tch = rng_int(s, 0, 1) ? "NT" : "nc";
+        char fa = tch[ta != CblasNoTrans], fb = tch[tb != CblasNoTrans];
+        sgemm_(&fa, &fb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
+    } else {
+        cblas_sgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    }
 
     int bad = 0;
     for (int i = 0; i < m && !bad; i++)
@@ -156,12 +172,12 @@ static int run_calls(const opts *o, int *done)
 static void usage(void)
 {
     fprintf(stderr, "usage: sgemm_check [--calls N] [--threads T] [--seed S] [--min-dim D] "
-                    "[--max-dim D] [--rownn] [--fork]\n");
+                    "[--max-dim D] [--rownn] [--fork] [--api cblas|fortran|mixed]\n");
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {300, 1, 70, 0, 0, 0, 42};
+    opts o = {300, 1, 70, 0, 0, 0, 0, 42};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--calls") && v) o.calls = atoi(argv[++i]);
@@ -171,9 +187,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--min-dim") && v) o.min_dim = atoi(argv[++i]);
         else if (!strcmp(a, "--rownn")) o.only_rownn = 1;
         else if (!strcmp(a, "--fork")) o.do_fork = 1;
+        else if (!strcmp(a, "--api") && v) {
+            const char *w = argv[++i];
+            o.api = !strcmp(w, "fortran") ? 1 : !strcmp(w, "mixed") ? 2 : !strcmp(w, "cblas") ? 0 : -1;
+            if (o.api < 0) { usage(); return 2; }
+        }
         else { usage(); return 2; }
     }
-    if (o.threads > 256 || o.min_dim > o.max_dim) { usage(); return 2; }
+    if (o.threads < 1 || o.threads > 256 || o.min_dim > o.max_dim) { usage(); return 2; }
 
     int done, failed = run_calls(&o, &done);
     if (o.do_fork) {
@@ -199,7 +220,9 @@ int main(int argc, char **argv)
         failed += run_calls(&o, &again);
         done += again;
     }
-    printf("sgemm_check: %d calls on %d thread(s)%s\n", done, o.threads, o.do_fork ? ", with fork" : "");
+    printf("sgemm_check: %d calls (%s) on %d thread(s)%s\n", done,
+           o.api == 0 ? "cblas_sgemm" : o.api == 1 ? "sgemm_" : "cblas_sgemm and sgemm_",
+           o.threads, o.do_fork ? ", with fork" : "");
     printf("%d passed, %d failed\n", done - failed, failed);
     return failed ? 1 : 0;
 }

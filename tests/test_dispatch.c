@@ -17,7 +17,7 @@ static int passed, failed;
 static tb_call row_nn(int m, int n, int k)
 {
     static float dummy[1];
-    return (tb_call){TB_API_CBLAS, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
+    return (tb_call){TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
                      1.0f, 0.0f, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1};
 }
 
@@ -47,7 +47,7 @@ static void test_legality(void)
 static void test_normalise(void)
 {
     float a[1], b[1], c[1];
-    tb_call col = {TB_API_CBLAS, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0f, 0.5f,
+    tb_call col = {TB_API_CBLAS, NULL, NULL, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0f, 0.5f,
                    a, 7, b, 7, c, 3};
     tb_problem p;
     tb_normalise(&col, &p);
