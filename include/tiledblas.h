@@ -52,6 +52,19 @@ int tiledblas_kernel_count(void);
 /* Fills *out for kernel i (0-based); returns 0, or -1 when i is out of range. */
 int tiledblas_kernel_describe(int i, tiledblas_kernel_desc *out);
 
+/* A description of the library for people and tools: its path and version,
+ * the CPU BLAS it forwards to (name, version, OpenBLAS core), the GPU (this
+ * starts CUDA, as the first GPU call would), the kernels and the settings
+ * in effect, one "name: value" line each. Writes at most len bytes,
+ * NUL-terminated, and returns the length the whole text needs (as
+ * snprintf does). */
+int tiledblas_info(char *buf, size_t len);
+
+/* One line on the GPU ("NVIDIA H200, 139.8 GiB, compute capability 9.0,
+ * ...", or "none (why)"). Starts CUDA. Returns 1 when the GPU path is
+ * usable, 0 when not. */
+int tiledblas_gpu_describe(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

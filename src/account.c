@@ -1,6 +1,7 @@
 /* src/account.c - what happens after every intercepted call: the decision
  * line at TILEDBLAS_VERBOSE=2 (its format is documented in README and parsed
- * by tests), then statistics and trace when they are on. */
+ * by tests), then statistics (stats.c) and trace (trace.c) when they are on.
+ * When all of that is off this must cost a few loads and branches, no more. */
 #include "tb_internal.h"
 
 static char tb_trans_char(int t)
@@ -10,9 +11,15 @@ static char tb_trans_char(int t)
 
 void tb_account(const tb_record *r)
 {
+    const tb_settings *s = tb_settings_get();
     const tb_call *c = r->call;
-    tb_log(2, "sgemm %s %c%c m=%d n=%d k=%d -> %s (%s)",
-           c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
-           tb_trans_char(c->transa), tb_trans_char(c->transb), c->m, c->n, c->k,
-           r->route == TB_ROUTE_GPU ? "gpu" : "cpu", r->reason);
+    if (s->verbose >= 2)
+        tb_log(2, "%s %s %c%c m=%d n=%d k=%d -> %s (%s)",
+               c->api == TB_API_FORTRAN ? "sgemm_" : "sgemm", c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
+               tb_trans_char(c->transa), tb_trans_char(c->transb), c->m, c->n, c->k,
+               r->route == TB_ROUTE_GPU ? "gpu" : "cpu", r->reason);
+    if (s->stats || s->mode == TB_MODE_VERIFY)
+        tb_stats_record(r);
+    if (s->trace)
+        tb_trace_record(r);
 }

@@ -302,3 +302,23 @@ int tb_gpu_describe(char *buf, size_t len)
              prop.multiProcessorCount, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
     return 1;
 }
+
+/* For the stats report: describes the device only when CUDA already runs;
+ * never starts CUDA and never initialises anything (added for stats.c). */
+int tb_gpu_describe_if_started(char *buf, size_t len)
+{
+    if (tb_gpu_in_child) {
+        snprintf(buf, len, "none (after-fork: a forked child never uses the parent's CUDA)");
+        return 0;
+    }
+    tb_gpu_state_t st = __atomic_load_n(&tb_gpu_state, __ATOMIC_ACQUIRE);
+    if (st == TB_GPU_UNTRIED) {
+        snprintf(buf, len, "not started (no call was eligible for the GPU)");
+        return 0;
+    }
+    if (st == TB_GPU_DEAD) {
+        snprintf(buf, len, "none (%s)", tb_gpu_why);
+        return 0;
+    }
+    return tb_gpu_describe(buf, len);
+}

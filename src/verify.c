@@ -1,23 +1,37 @@
 /* src/verify.c - TILEDBLAS_MODE=verify: the GPU computes into scratch memory,
  * the CPU BLAS into the caller's C (the caller always gets the CPU result),
- * and the two are compared. */
+ * and the two are compared against an fp32 error bound. It never changes
+ * what the caller receives and never decides the route (dispatch.c does). */
 #include "tb_internal.h"
 #include <math.h>
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Frobenius norm of the rows x cols window of a row-major matrix. */
+static double tb_fro(const float *x, size_t ld, size_t rows, size_t cols)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            s += (double)x[i * ld + j] * x[i * ld + j];
+    return sqrt(s);
+}
+
 int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_verify_result *v)
 {
-    size_t m = (size_t)p->m, n = (size_t)p->n;
+    size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
     float *scratch = malloc(m * n * sizeof *scratch + 1);
     if (!scratch) {
         tb_forward(c);
         return -1;
     }
-    /* The scratch C starts as the caller's C window (beta may read it). */
+    /* The scratch C starts as the caller's C window (beta may read it; when
+     * beta = 0 a NaN here must not reach the GPU's result). */
     for (size_t i = 0; i < m; i++)
         memcpy(scratch + i * n, p->C + i * p->ldc, n * sizeof *scratch);
+    const int reads_ab = k > 0 && p->alpha != 0.0f;
+    double c0 = p->beta != 0.0f ? tb_fro(scratch, n, m, n) : 0.0;
     tb_problem g = *p;
     g.C = scratch;
     g.ldc = n;
@@ -31,18 +45,28 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
         return -1;
     }
     double max_abs = 0.0, sum_abs = 0.0, diff2 = 0.0, ref2 = 0.0;
+    size_t quirks = 0;
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
-            double cpu = p->C[i * p->ldc + j], gpu = scratch[i * n + j];
-            double d = fabs(gpu - cpu);
-            if (isnan(d) && !(isnan(cpu) && isnan(gpu)))
-                d = INFINITY;
-            else if (isnan(d))
+            double cpu = p->C[i * p->ldc + j], gpu = scratch[i * n + j], d;
+            if (cpu == gpu || (isnan(cpu) && isnan(gpu))) {
+                d = 0.0;                       /* equal, equal infinities, both NaN */
+            } else if (!reads_ab && isnan(cpu)) {
+                /* OpenBLAS's SkylakeX kernel reads A and B when alpha = 0 and
+                 * turns their NaN into C's; reference BLAS (and our GPU path)
+                 * gives beta*C. That is not the GPU's error. */
+                quirks++;
                 d = 0.0;
+            } else {
+                d = fabs(gpu - cpu);
+                if (isnan(d))
+                    d = INFINITY;              /* NaN or infinity on one side only */
+            }
             max_abs = d > max_abs ? d : max_abs;
             sum_abs += d;
             diff2 += d * d;
-            ref2 += cpu * cpu;
+            if (isfinite(cpu))
+                ref2 += cpu * cpu;
         }
     free(scratch);
     v->max_abs = max_abs;
@@ -50,8 +74,34 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
     v->rel_fro = ref2 > 0.0 ? sqrt(diff2 / ref2) : sqrt(diff2);
     v->gpu_s = t1 - t0;
     v->cpu_s = t2 - t1;
-    /* Both sides are fp32 with their own rounding: a relative Frobenius
-     * difference within a few k*eps is what two correct sgemms produce. */
-    v->within_bound = v->rel_fro <= 4.0 * (p->k + 2) * FLT_EPSILON;
+
+    /* Each side's fp32 result is within (k+2)u |alpha||A||B| + |beta C0| of
+     * the exact one, element by element (u = FLT_EPSILON/2), so the two
+     * differ by at most (k+2) FLT_EPSILON times that; in Frobenius norm
+     * || |A||B| || <= ||A|| ||B||. A correct fp32 kernel can never break this
+     * bound, whatever the cancellation in C (a residual B - A*X is fine);
+     * reduced precision such as TF32 shows instead in rel_fro, which the
+     * report prints (correct fp32 gives about 1e-6). */
+    double ab = 0.0;
+    if (reads_ab) {
+        size_t ra = p->transa ? k : m, ca = p->transa ? m : k;
+        size_t rb = p->transb ? n : k, cb = p->transb ? k : n;
+        ab = fabs((double)p->alpha) * tb_fro(p->A, p->lda, ra, ca) * tb_fro(p->B, p->ldb, rb, cb);
+    }
+    double bound = 2.0 * (double)(k + 2) * FLT_EPSILON * (ab + fabs((double)p->beta) * c0) +
+                   sqrt((double)(m * n)) * FLT_MIN;
+    double fro = sqrt(diff2);
+    v->within_bound = fro <= bound;        /* false for NaN/infinity differences */
+
+    if (quirks)
+        tb_warn_once(TB_ONCE_VERIFY_QUIRK, "verify: the CPU BLAS returned NaN for %zu elements of "
+                     "a call with alpha = 0 or k = 0 (it read NaN in A or B; reference BLAS does "
+                     "not); not counted against the GPU", quirks);
+    if (!v->within_bound)
+        tb_warn_once(TB_ONCE_VERIFY, "verify: GPU and CPU BLAS differ beyond the fp32 bound on "
+                     "sgemm m=%d n=%d k=%d (row-major %c%c): max abs %.3g, relative Frobenius "
+                     "%.3g, bound %.3g (first such call; see the verdict at exit)",
+                     p->m, p->n, p->k, p->transa ? 'T' : 'N', p->transb ? 'T' : 'N',
+                     max_abs, v->rel_fro, ref2 > 0.0 ? bound / sqrt(ref2) : bound);
     return 0;
 }

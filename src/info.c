@@ -1,0 +1,149 @@
+/* src/info.c - what the library can say about itself for `tiledblas info`
+ * and the stats report: its own path and version, the CPU BLAS it forwards
+ * to (name, version, OpenBLAS core, with advice when that core is the slow
+ * generic one) and the settings in effect. Reads nothing from the
+ * environment itself (settings.c does); starts CUDA only in tiledblas_info. */
+#define _GNU_SOURCE
+#include "tb_internal.h"
+#include "tb_kernels.h"
+#include "tiledblas.h"
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define TB_EXPORT __attribute__((visibility("default")))
+
+/* The OpenBLAS core that fits this CPU best, for OPENBLAS_CORETYPE. */
+static const char *tb_best_openblas_core(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return __builtin_cpu_is("amd") ? "Zen" : "Haswell";
+    if (__builtin_cpu_supports("avx"))
+        return "Sandybridge";
+    return NULL;
+}
+
+int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen)
+{
+    const char *path = tb_real_blas_path();
+    warn[0] = '\0';
+    if (!path || strcmp(path, "none") == 0) {
+        snprintf(buf, len, "none (no cblas_sgemm found; see %s)", TB_ENV_CPU_BLAS);
+        return 0;
+    }
+    /* The library that gave us cblas_sgemm is loaded: RTLD_NOLOAD only
+     * takes a reference to it, to look up its own description functions. */
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) {
+        snprintf(buf, len, "unknown BLAS at %s", path);
+        return 0;
+    }
+    char *(*config)(void) = (char *(*)(void))dlsym(h, "openblas_get_config");
+    char *(*corename)(void) = (char *(*)(void))dlsym(h, "openblas_get_corename");
+    int (*threads)(void) = (int (*)(void))dlsym(h, "openblas_get_num_threads");
+    const char *(*blis)(void) = (const char *(*)(void))dlsym(h, "bli_info_get_version_str");
+    void (*mkl)(char *, int) = (void (*)(char *, int))dlsym(h, "mkl_get_version_string");
+    int known = 1;
+    if (config) {
+        char name[64] = "OpenBLAS", version[32] = "?";
+        const char *cfg = config(), *core = corename ? corename() : "?";
+        sscanf(cfg, "%63s %31s", name, version);
+        snprintf(buf, len, "%s %s, core %s, %d threads%s (%s)", name, version, core,
+                 threads ? threads() : 0, strstr(cfg, "DYNAMIC_ARCH") ? ", DYNAMIC_ARCH" : "", path);
+        const char *best = tb_best_openblas_core();
+        if (core && strcasecmp(core, "Prescott") == 0 && best) {
+            if (strstr(cfg, "DYNAMIC_ARCH"))
+                snprintf(warn, wlen, "OpenBLAS runs its generic Prescott kernel: it does not "
+                         "recognise this CPU (about 4x slower); OPENBLAS_CORETYPE=%s fixes it", best);
+            else
+                snprintf(warn, wlen, "OpenBLAS was built for the generic Prescott kernel "
+                         "(no DYNAMIC_ARCH); a build for this CPU (%s) is about 4x faster", best);
+        }
+    } else if (blis) {
+        snprintf(buf, len, "BLIS %s (%s)", blis(), path);
+    } else if (mkl) {
+        char v[198] = "";
+        mkl(v, (int)sizeof v);
+        snprintf(buf, len, "%s (%s)", v, path);
+    } else if (strstr(path, "/blas/libblas") || strstr(path, "libblas.so")) {
+        snprintf(buf, len, "reference BLAS (%s)", path);
+    } else {
+        snprintf(buf, len, "unknown BLAS (%s)", path);
+        known = 0;
+    }
+    dlclose(h);
+    return known;
+}
+
+TB_EXPORT int tiledblas_gpu_describe(char *buf, size_t len)
+{
+    int ok = tb_gpu_describe(buf, len);
+    if (!ok && strcmp(buf, "none (no-gpu)") == 0)
+        snprintf(buf, len, "none (no usable CUDA device or driver; TILEDBLAS_VERBOSE=2 "
+                 "shows CUDA's reason)");
+    return ok;
+}
+
+typedef struct tb_text {
+    char *buf;
+    size_t len, n;       /* n: what the whole text needs, as snprintf counts */
+} tb_text;
+
+static void tb_say(tb_text *t, const char *fmt, ...) TB_PRINTF(2, 3);
+static void tb_say(tb_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->n < t->len ? t->buf + t->n : NULL, t->n < t->len ? t->len - t->n : 0,
+                      fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        t->n += (size_t)k;
+}
+
+static const char *tb_or(const char *s, const char *dflt) { return s ? s : dflt; }
+
+TB_EXPORT int tiledblas_info(char *buf, size_t len)
+{
+    static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
+    const tb_settings *s = tb_settings_get();
+    tb_text t = {buf, len, 0};
+    char text[512], warn[512];
+    Dl_info self;
+
+    if (len)
+        buf[0] = '\0';
+    tb_say(&t, "library: %s (version %s)\n",
+           dladdr((void *)tiledblas_info, &self) && self.dli_fname ? self.dli_fname : "?",
+           TILEDBLAS_VERSION);
+    tb_cpu_blas_describe(text, sizeof text, warn, sizeof warn);
+    tb_say(&t, "CPU BLAS: %s\n", text);
+    if (warn[0])
+        tb_say(&t, "warning: %s\n", warn);
+    tiledblas_gpu_describe(text, sizeof text);
+    tb_say(&t, "GPU: %s\n", text);
+    int nk;
+    const tb_kernel_info *k = tb_kernel_list(&nk);
+    for (int i = 0; i < nk; i++)
+        tb_say(&t, "kernel: %s - %s\n", k[i].name, k[i].summary);
+    tb_say(&t, "settings:\n");
+    tb_say(&t, "  %s=%s\n", TB_ENV_MODE, modes[s->mode]);
+    tb_say(&t, "  %s=%.6g (m*n*k from which auto mode tries the GPU)\n", TB_ENV_THRESHOLD, s->threshold);
+    tb_say(&t, "  %s=%d\n", TB_ENV_VERBOSE, s->verbose);
+    tb_say(&t, "  %s=%s\n", TB_ENV_LOG, tb_or(s->log_path, "(stderr)"));
+    tb_say(&t, "  %s=%s (used when the program loaded no CBLAS)\n", TB_ENV_CPU_BLAS, s->cpu_blas);
+    tb_say(&t, "  %s=%s\n", TB_ENV_KERNEL, tb_or(s->kernel, "(best for the shape)"));
+    tb_say(&t, "  %s=%d\n", TB_ENV_DEVICE, s->device);
+    tb_say(&t, "  %s=%s\n", TB_ENV_STATS, tb_or(s->stats, "(off)"));
+    tb_say(&t, "  %s=%s\n", TB_ENV_TRACE, tb_or(s->trace, "(off)"));
+    tb_say(&t, "  %s=%ld\n", TB_ENV_VERIFY_EVERY, s->verify_every);
+    if (s->fault != TB_STAGE_NONE)
+        tb_say(&t, "  %s=%s (injected faults: for tests only)\n", TB_ENV_FAULT, tb_stage_name(s->fault));
+    return (int)t.n;
+}

@@ -1,0 +1,292 @@
+/* src/tool/cmd_ab.c - `tiledblas ab`: runs one command on the CPU BLAS, in
+ * auto mode and in verify mode, each with statistics going to a JSON-lines
+ * file it reads back, and prints them side by side. Exits 1 when a verified
+ * call broke the fp32 bound or a run failed. CMD's output goes to a log. */
+#define _GNU_SOURCE
+#include "tool.h"
+#include "tiledblas.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char tb_ab_usage[] =
+    "usage: tiledblas ab [--runs N] [--log FILE] [--] CMD [ARGS...]\n"
+    "After one untimed warm-up, runs CMD N times (default 3) each with\n"
+    "TILEDBLAS_MODE=cpu and auto, alternating, then once with\n"
+    "TILEDBLAS_MODE=verify, each under\n"
+    "TILEDBLAS_STATS, and prints a side-by-side table: median wall time, calls,\n"
+    "GFLOP and GFLOP/s by route, bytes moved, speedup over the CPU runs and the\n"
+    "worst verify error. CMD's stdout and stderr are appended to FILE (default\n"
+    "$TMPDIR/tiledblas-ab-PID.log). Exit status: 0, or 1 when verification\n"
+    "found a call outside the fp32 error bound or CMD failed; 2 bad usage.\n";
+
+/* What the stats files of one run say, summed over CMD's processes. */
+typedef struct tb_runstats {
+    double wall;
+    double calls[2], gflop[2], seconds[2], bytes_h2d, bytes_d2h;
+    int processes;
+    char cpu_blas[512], blas_warning[512], gpu[256];
+    double compared, outside, skipped, unavailable, max_abs, avg_abs, rel_fro, gpu_s, cpu_s;
+    char unavailable_reason[64];
+} tb_runstats;
+
+/* The value of "key" in a flat JSON object on one line: a number in *num,
+ * or a string copied into str. Returns 1 when found. */
+static int tb_field(const char *line, const char *key, double *num, char *str, size_t len)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(line, pat);
+    if (!p)
+        return 0;
+    p += strlen(pat);
+    if (*p == '"') {
+        size_t n = 0;
+        for (p++; *p && *p != '"' && n + 1 < len; p++) {
+            if (*p == '\\' && p[1])
+                p++;
+            if (str)
+                str[n++] = *p;
+        }
+        if (str && len)
+            str[n] = '\0';
+        return 1;
+    }
+    if (num)
+        *num = strtod(p, NULL);
+    return 1;
+}
+
+static void tb_read_stats(const char *path, tb_runstats *r)
+{
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    if (!f)
+        return;     /* CMD made no sgemm calls: no process wrote a report */
+    while (fgets(line, sizeof line, f)) {
+        char kind[16] = "", route[8] = "";
+        double x = 0;
+        if (!tb_field(line, "stats", NULL, kind, sizeof kind))
+            continue;
+        if (!strcmp(kind, "process")) {
+            r->processes++;
+            tb_field(line, "cpu_blas", NULL, r->cpu_blas, sizeof r->cpu_blas);
+            tb_field(line, "cpu_blas_warning", NULL, r->blas_warning, sizeof r->blas_warning);
+            char gpu[256] = "";
+            tb_field(line, "gpu", NULL, gpu, sizeof gpu);
+            if (!r->gpu[0] || strncmp(gpu, "not started", 11) != 0)
+                snprintf(r->gpu, sizeof r->gpu, "%s", gpu);
+        } else if (!strcmp(kind, "row")) {
+            tb_field(line, "route", NULL, route, sizeof route);
+            int g = !strcmp(route, "gpu");
+            if (tb_field(line, "calls", &x, NULL, 0)) r->calls[g] += x;
+            if (tb_field(line, "gflop", &x, NULL, 0)) r->gflop[g] += x;
+            if (tb_field(line, "seconds", &x, NULL, 0)) r->seconds[g] += x;
+            if (tb_field(line, "bytes_h2d", &x, NULL, 0)) r->bytes_h2d += x;
+            if (tb_field(line, "bytes_d2h", &x, NULL, 0)) r->bytes_d2h += x;
+        } else if (!strcmp(kind, "verify")) {
+            if (tb_field(line, "compared", &x, NULL, 0)) r->compared += x;
+            if (tb_field(line, "outside", &x, NULL, 0)) r->outside += x;
+            if (tb_field(line, "skipped", &x, NULL, 0)) r->skipped += x;
+            if (tb_field(line, "unavailable", &x, NULL, 0)) r->unavailable += x;
+            if (tb_field(line, "max_abs", &x, NULL, 0) && x > r->max_abs) r->max_abs = x;
+            if (tb_field(line, "avg_abs", &x, NULL, 0) && x > r->avg_abs) r->avg_abs = x;
+            if (tb_field(line, "rel_fro", &x, NULL, 0) && x > r->rel_fro) r->rel_fro = x;
+            if (tb_field(line, "gpu_s", &x, NULL, 0)) r->gpu_s += x;
+            if (tb_field(line, "cpu_s", &x, NULL, 0)) r->cpu_s += x;
+            char why[64] = "";
+            if (tb_field(line, "unavailable_reason", NULL, why, sizeof why) && why[0])
+                snprintf(r->unavailable_reason, sizeof r->unavailable_reason, "%s", why);
+        }
+    }
+    fclose(f);
+}
+
+static int tb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static const char *tb_rate(char *s, size_t len, double gflop, double sec)
+{
+    if (sec > 0.0 && gflop > 0.0) snprintf(s, len, "%.2f", gflop / sec);
+    else snprintf(s, len, "-");
+    return s;
+}
+
+static const char *tb_mb(char *s, size_t len, double b)
+{
+    snprintf(s, len, "%.1f MB", b / 1e6);
+    return s;
+}
+
+/* Runs CMD once in one mode (run 0: the untimed warm-up); reads its stats
+ * into r when keep. Returns CMD's status (0 when fine). */
+static int tb_ab_once(char **cmd, const char *mode, long run, long runs, const char *dir,
+                      const char *log, int keep, tb_runstats *r, double *wall)
+{
+    char stats[4200];
+    snprintf(stats, sizeof stats, "%s/%s-%ld.json", dir, mode, run);
+    tb_env env[] = {{"TILEDBLAS_MODE", mode}, {"TILEDBLAS_STATS", stats},
+                    {"TILEDBLAS_TRACE", NULL}};
+    FILE *lf = fopen(log, "a");
+    if (lf) {
+        fprintf(lf, "==== tiledblas ab: TILEDBLAS_MODE=%s, %s %ld of %ld ====\n", mode,
+                run ? "run" : "warm-up", run ? run : 1, run ? runs : 1);
+        fclose(lf);
+    }
+    fprintf(stderr, "tiledblas: ab: %s %s %ld of %ld...\n", mode, run ? "run" : "warm-up",
+            run ? run : 1, run ? runs : 1);
+    if (keep)
+        memset(r, 0, sizeof *r);
+    int rc = tb_tool_spawn(cmd, env, 3, log, wall);
+    if (rc != 0)
+        fprintf(stderr, "tiledblas: ab: CMD exited with status %d in mode %s (its output "
+                "is in %s)\n", rc, mode, log);
+    else if (keep)
+        tb_read_stats(stats, r);
+    unlink(stats);
+    return rc;
+}
+
+int tb_cmd_ab(int argc, char **argv)
+{
+    long runs = 3;
+    const char *log = NULL;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(tb_ab_usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--runs")) {
+            if (tb_tool_parse_int(v, 1, 64, &runs))
+                return tb_tool_usage_error("ab", "--runs wants a whole number in 1..64");
+            i++;
+        } else if (!strcmp(a, "--log")) {
+            if (!v || !*v)
+                return tb_tool_usage_error("ab", "--log needs a file name");
+            log = v;
+            i++;
+        } else {
+            return tb_tool_usage_error("ab", "unknown option '%s'", a);
+        }
+    }
+    if (i >= argc)
+        return tb_tool_usage_error("ab", "no command given");
+    char **cmd = argv + i;
+    if (!tb_tool_library())
+        return 1;
+
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    char dir[4096], deflog[4096];
+    snprintf(dir, sizeof dir, "%s/tiledblas-ab.XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "tiledblas: ab: cannot create a directory in %s: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    if (!log) {
+        snprintf(deflog, sizeof deflog, "%s/tiledblas-ab-%d.log", tmp, (int)getpid());
+        log = deflog;
+    }
+    FILE *lf = fopen(log, "w");
+    if (!lf) {
+        fprintf(stderr, "tiledblas: ab: cannot write the log %s: %s\n", log, strerror(errno));
+        rmdir(dir);
+        return 1;
+    }
+    fclose(lf);
+
+    tb_runstats r[3];
+    memset(r, 0, sizeof r);
+    static const char *const modes[3] = {"cpu", "auto", "verify"};
+    double walls[2][64], w;
+    /* One untimed warm-up (page cache, the loader, OpenBLAS's threads), then
+     * cpu and auto alternate, so that drift in the machine hits both alike;
+     * the statistics shown are those of the last run of each. */
+    int failed = tb_ab_once(cmd, "cpu", 0, runs, dir, log, 0, &r[0], &w) != 0;
+    for (long i = 1; i <= runs && !failed; i++)
+        for (int m = 0; m < 2 && !failed; m++)
+            failed = tb_ab_once(cmd, modes[m], i, runs, dir, log, 1, &r[m], &walls[m][i - 1]) != 0;
+    if (!failed)
+        failed = tb_ab_once(cmd, "verify", 1, 1, dir, log, 1, &r[2], &r[2].wall) != 0;
+    rmdir(dir);
+    if (failed)
+        return 1;
+    for (int m = 0; m < 2; m++) {
+        qsort(walls[m], (size_t)runs, sizeof walls[m][0], tb_cmp_double);
+        r[m].wall = runs % 2 ? walls[m][runs / 2] : 0.5 * (walls[m][runs / 2 - 1] + walls[m][runs / 2]);
+    }
+
+    printf("tiledblas ab:");
+    for (char **p = cmd; *p; p++)
+        printf(" %s", *p);
+    printf("\n(one warm-up, then %ld runs each of cpu and auto, alternating: median wall "
+           "time; one verify run. CMD's stdout and stderr went to %s)\n", runs, log);
+    const tb_runstats *a = &r[1];
+    printf("CPU BLAS: %s\n", a->cpu_blas[0] ? a->cpu_blas : "(no sgemm call was made)");
+    if (a->blas_warning[0])
+        printf("warning: %s\n", a->blas_warning);
+    int gpu_used = r[1].calls[1] > 0 || r[2].compared > 0;
+    char gpu[256];
+    int have_gpu = tiledblas_gpu_describe(gpu, sizeof gpu);
+    printf("GPU: %s\n", gpu);
+    if (!have_gpu)
+        printf("No GPU: every call ran on the CPU BLAS in every mode, so this compares only the\n"
+               "cost of the shim, and verify had nothing to compare.\n");
+    else if (!gpu_used)
+        printf("No call went to the GPU in auto mode (all were below TILEDBLAS_THRESHOLD or out "
+               "of scope).\n");
+
+    char s0[32], s1[32], s2[32];
+    printf("\n%-24s %16s %16s %16s\n", "", "cpu", "auto", "verify");
+    printf("%-24s %14.3f s %14.3f s %14.3f s\n", "wall time", r[0].wall, r[1].wall, r[2].wall);
+    printf("%-24s %15.2fx %15.2fx %15.2fx\n", "speedup over cpu", 1.0,
+           r[1].wall > 0 ? r[0].wall / r[1].wall : 0.0, r[2].wall > 0 ? r[0].wall / r[2].wall : 0.0);
+    printf("%-24s %16.0f %16.0f %16.0f\n", "calls on the CPU BLAS", r[0].calls[0], r[1].calls[0], r[2].calls[0]);
+    printf("%-24s %16.0f %16.0f %16.0f\n", "calls on the GPU", r[0].calls[1], r[1].calls[1], r[2].calls[1]);
+    printf("%-24s %16.3f %16.3f %16.3f\n", "GFLOP on the CPU BLAS", r[0].gflop[0], r[1].gflop[0], r[2].gflop[0]);
+    printf("%-24s %16.3f %16.3f %16.3f\n", "GFLOP on the GPU", r[0].gflop[1], r[1].gflop[1], r[2].gflop[1]);
+    printf("%-24s %16s %16s %16s\n", "CPU BLAS GFLOP/s", tb_rate(s0, 32, r[0].gflop[0], r[0].seconds[0]),
+           tb_rate(s1, 32, r[1].gflop[0], r[1].seconds[0]), tb_rate(s2, 32, r[2].gflop[0], r[2].seconds[0]));
+    printf("%-24s %16s %16s %16s\n", "GPU GFLOP/s (end to end)", tb_rate(s0, 32, r[0].gflop[1], r[0].seconds[1]),
+           tb_rate(s1, 32, r[1].gflop[1], r[1].seconds[1]), tb_rate(s2, 32, r[2].gflop[1], r[2].seconds[1]));
+    printf("%-24s %16s %16s %16s\n", "copied to the GPU", tb_mb(s0, 32, r[0].bytes_h2d),
+           tb_mb(s1, 32, r[1].bytes_h2d), tb_mb(s2, 32, r[2].bytes_h2d));
+    printf("%-24s %16s %16s %16s\n", "copied from the GPU", tb_mb(s0, 32, r[0].bytes_d2h),
+           tb_mb(s1, 32, r[1].bytes_d2h), tb_mb(s2, 32, r[2].bytes_d2h));
+
+    const tb_runstats *v = &r[2];
+    printf("\nverify: ");
+    if (v->compared == 0) {
+        if (v->unavailable > 0)
+            printf("no call compared (%.0f eligible calls found the GPU unavailable: %s)\n",
+                   v->unavailable, v->unavailable_reason);
+        else
+            printf("no call compared (no call was eligible for the GPU)\n");
+    } else {
+        printf("%.0f calls compared (%.0f skipped by sampling, %.0f with the GPU unavailable)\n",
+               v->compared, v->skipped, v->unavailable);
+        printf("verify: worst max abs error %.3g, worst avg abs error %.3g, worst relative "
+               "Frobenius error %.3g\n", v->max_abs, v->avg_abs, v->rel_fro);
+        printf("verify: GPU %.4f s against CPU BLAS %.4f s on the compared calls: %.2fx\n",
+               v->gpu_s, v->cpu_s, v->gpu_s > 0 ? v->cpu_s / v->gpu_s : 0.0);
+        if (v->outside > 0)
+            printf("verify: FAILED: %.0f calls outside the fp32 error bound\n", v->outside);
+        else
+            printf("verify: all calls within the fp32 error bound%s\n", v->rel_fro > 1e-4
+                   ? " (but a relative error above 1e-4 is not what fp32 gives: ~1e-6)" : "");
+    }
+    return v->outside > 0 ? 1 : 0;
+}

@@ -1,0 +1,252 @@
+#!/bin/sh
+# tests/tool/tool_tests.sh CASE - one observability or `tiledblas` command
+# test; prints what it proves, exits 0 (pass), 1 (fail) or 77 (skip: needs a
+# GPU). Environment from CMake: TB_LIB (libtiledblas), TB_TOOL (tiledblas),
+# TB_CALLS (tool_calls, an OpenBLAS program), TB_PY (python3), TB_WORK.
+set -u
+case_name=$1
+W=$TB_WORK
+rm -rf "$W" && mkdir -p "$W" || exit 1
+cd "$W" || exit 1
+# The outcome must not depend on the caller's settings.
+unset TILEDBLAS_MODE TILEDBLAS_STATS TILEDBLAS_TRACE TILEDBLAS_VERBOSE TILEDBLAS_LOG \
+      TILEDBLAS_THRESHOLD TILEDBLAS_VERIFY_EVERY TILEDBLAS_LIBRARY LD_PRELOAD
+
+say() { echo "tool.$case_name: $*"; }
+fail() { echo "tool.$case_name: FAIL: $*"; for f in out err; do [ -s $f ] && { echo "--- $f:"; tail -20 $f; }; done; exit 1; }
+pass() { echo "tool.$case_name: PASS"; exit 0; }
+pre() { env LD_PRELOAD="$TB_LIB" "$@"; }
+# The number after "stats for ... : N sgemm calls" on stderr, summed over processes.
+calls_in() { sed -n 's/.*: \([0-9]*\) sgemm calls in.*/\1/p' "$1" | awk '{s+=$1} END {print s+0}'; }
+rows_sum() { awk '$1 == "tiledblas:" && ($2 == "cpu" || $2 == "gpu") {s += $4} END {print s+0}' "$1"; }
+
+case $case_name in
+stats-count)
+    say "proves: TILEDBLAS_STATS=1 prints at exit a table whose rows count every call"
+    say "(40 calls on 4 threads), and names the CPU BLAS (OpenBLAS) and the GPU state"
+    pre env TILEDBLAS_STATS=1 "$TB_CALLS" --calls 40 --threads 4 >out 2>err || fail "program failed"
+    grep -q "tool_calls: 40 calls ok" out || fail "the program's results changed"
+    [ "$(calls_in err)" = 40 ] || fail "header does not say 40 calls"
+    [ "$(rows_sum err)" = 40 ] || fail "rows add up to $(rows_sum err), not 40"
+    grep -q "route reason .*calls .*GFLOP .*seconds .*GFLOP/s .*to GPU .*from GPU" err || fail "no table header"
+    grep -q "^tiledblas: CPU BLAS: OpenBLAS [0-9.]*, core " err || fail "no OpenBLAS line with its core"
+    grep -q "^tiledblas: GPU: " err || fail "no GPU line"
+    pass ;;
+stats-json)
+    say "proves: TILEDBLAS_STATS=FILE.json appends JSON lines (one report per process)"
+    say "that add up to the calls made, in two runs of the program"
+    for i in 1 2; do pre env TILEDBLAS_STATS="$W/s.json" "$TB_CALLS" --calls 10 >out 2>err || fail "program failed"; done
+    "$TB_PY" - "$W/s.json" <<'PY' || fail "stats file wrong"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+procs = [r for r in rows if r["stats"] == "process"]
+calls = sum(r["calls"] for r in rows if r["stats"] == "row")
+assert len(procs) == 2, procs
+assert calls == 20, calls
+assert all("OpenBLAS" in p["cpu_blas"] for p in procs)
+print("2 process reports, 20 calls in the rows")
+PY
+    grep -q "stats for" err && fail "the report went to stderr as well"
+    pass ;;
+stats-quiet)
+    say "proves: without TILEDBLAS_STATS nothing is printed, and with it a process"
+    say "that makes no sgemm call (sh) prints nothing either"
+    pre "$TB_CALLS" --calls 10 >out 2>err || fail "program failed"
+    [ -s err ] && fail "stderr not empty without settings"
+    pre env TILEDBLAS_STATS=1 sh -c 'echo hi' >out 2>err || fail "sh failed"
+    [ -s err ] && fail "a process without calls printed a report"
+    pass ;;
+stats-fork)
+    say "proves: a forked child that makes calls reports only its own (3); a child"
+    say "that makes none prints nothing; the parent still reports its own calls"
+    pre env TILEDBLAS_STATS=1 "$TB_CALLS" --calls 8 --fork >out 2>err || fail "program failed"
+    [ "$(grep -c 'stats for' err)" = 2 ] || fail "want two reports"
+    grep -q ": 3 sgemm calls" err || fail "the child's report does not say 3 calls"
+    grep -q ": 8 sgemm calls" err || fail "the parent's report does not say 8 calls"
+    pre env TILEDBLAS_STATS=1 "$TB_CALLS" --calls 8 --fork-idle >out 2>err || fail "program failed"
+    [ "$(grep -c 'stats for' err)" = 1 ] || fail "an idle child printed a report"
+    pass ;;
+stats-exit-thread)
+    say "proves: exit() from one thread while 3 others are inside sgemm neither"
+    say "crashes nor hangs, and the report is still written"
+    pre env TILEDBLAS_STATS=1 TILEDBLAS_TRACE="$W/t.jsonl" timeout 60 "$TB_CALLS" --threads 3 --exit-mid >out 2>err
+    rc=$?
+    [ $rc = 0 ] || fail "exit status $rc (124: hung)"
+    n=$(calls_in err)
+    [ "$n" -gt 0 ] || fail "no report"
+    say "report counted $n calls"
+    pass ;;
+trace-fields)
+    say "proves: TILEDBLAS_TRACE writes one valid JSON object per call (30 calls on"
+    say "3 threads), with every field the animate command reads, whole lines only"
+    pre env TILEDBLAS_TRACE="$W/t.jsonl" "$TB_CALLS" --calls 30 --threads 3 >out 2>err || fail "program failed"
+    "$TB_PY" - "$W/t.jsonl" <<'PY' || fail "trace wrong"
+import json, sys
+need = ["t", "thread", "api", "layout", "transa", "transb", "m", "n", "k", "lda", "ldb",
+        "ldc", "alpha", "beta", "route", "reason", "seconds"]
+lines = open(sys.argv[1]).read().splitlines()
+rows = [json.loads(l) for l in lines]
+assert len(rows) == 30, len(rows)
+for r in rows:
+    miss = [f for f in need if f not in r]
+    assert not miss, ("missing", miss, r)
+    assert r["api"] == "cblas" and r["layout"] == "RowMajor" and r["transa"] == "N"
+    assert r["route"] in ("cpu", "gpu") and r["seconds"] >= 0 and r["t"] >= 0
+    if r["route"] == "gpu":
+        for f in ["kernel", "h2d_s", "kernel_s", "d2h_s", "bytes_h2d", "bytes_d2h"]:
+            assert f in r, (f, r)
+threads = sorted({r["thread"] for r in rows})
+assert threads == [1, 2, 3], threads
+assert sorted(r["seq"] for r in rows) == list(range(1, 31))
+assert sorted({r["m"] for r in rows}) == [8, 64]
+print("30 rows, fields present, threads", threads)
+PY
+    pass ;;
+trace-unopenable)
+    say "proves: a TILEDBLAS_TRACE that cannot be opened gives one warning and the"
+    say "program runs on with correct results and exit status 0"
+    pre env TILEDBLAS_TRACE=/nonexistent-dir/t.jsonl "$TB_CALLS" --calls 10 --threads 2 >out 2>err || fail "program failed"
+    grep -q "tool_calls: 10 calls ok" out || fail "results changed"
+    [ "$(grep -c "TILEDBLAS_TRACE='/nonexistent-dir/t.jsonl' cannot be opened" err)" = 1 ] || fail "want exactly one warning"
+    pass ;;
+verify-no-gpu)
+    say "proves: TILEDBLAS_MODE=verify without TILEDBLAS_STATS prints a verdict at"
+    say "exit; with no GPU it says no call was compared, and results are the CPU's"
+    if "$TB_TOOL" info | grep -q "^GPU: none"; then :; else say "a GPU is present: see verify-gpu"; exit 77; fi
+    pre env TILEDBLAS_MODE=verify TILEDBLAS_THRESHOLD=0 "$TB_CALLS" --calls 10 >out 2>err || fail "program failed"
+    grep -q "tool_calls: 10 calls ok" out || fail "results changed"
+    grep -q "^tiledblas: verify: no call was compared (.* could not use the GPU" err || fail "no verdict"
+    grep -q "stats for" err && fail "a stats table without TILEDBLAS_STATS"
+    pass ;;
+verify-gpu)
+    say "proves (GPU): TILEDBLAS_MODE=verify compares every eligible call and finds"
+    say "all within the fp32 bound; the stats and trace carry the errors"
+    if "$TB_TOOL" info | grep -q "^GPU: none"; then say "no GPU: skipped"; exit 77; fi
+    pre env TILEDBLAS_MODE=verify TILEDBLAS_THRESHOLD=0 TILEDBLAS_STATS=1 TILEDBLAS_TRACE="$W/t.jsonl" \
+        "$TB_CALLS" --calls 20 --size 200 >out 2>err || fail "program failed"
+    grep -q "^tiledblas: verify: all [0-9]* calls within the fp32 error bound" err || fail "no passing verdict"
+    grep -q '"verify_rel_fro":' t.jsonl || fail "no verify fields in the trace"
+    pass ;;
+blas-core-warning)
+    say "proves: when OpenBLAS runs its generic Prescott kernel on a CPU that could do"
+    say "better, the report warns and names the OPENBLAS_CORETYPE that fixes it"
+    grep -q -w avx2 /proc/cpuinfo || { say "this CPU has no AVX2: Prescott is right here"; exit 77; }
+    pre env OPENBLAS_CORETYPE=Prescott TILEDBLAS_STATS=1 "$TB_CALLS" --calls 4 >out 2>err || fail "program failed"
+    grep -q "core Prescott" err || fail "the core is not reported as Prescott"
+    grep -q "^tiledblas: warning: OpenBLAS runs its generic Prescott kernel.*OPENBLAS_CORETYPE=[A-Za-z]* fixes it" err || fail "no warning"
+    pre env TILEDBLAS_STATS=1 "$TB_CALLS" --calls 4 >out 2>err || fail "program failed"
+    grep -q "Prescott kernel" err && fail "warned about a core that is not Prescott"
+    pass ;;
+info)
+    say "proves: 'tiledblas info' names the library, OpenBLAS with its core, the GPU"
+    say "(none here) and the settings in effect"
+    env TILEDBLAS_MODE=cpu "$TB_TOOL" info >out 2>err || fail "exit status $?"
+    grep -q "^library: /.*libtiledblas.so.* (version [0-9]" out || fail "no library line"
+    grep -q "^CPU BLAS: OpenBLAS [0-9.]*, core [A-Za-z0-9]*" out || fail "no OpenBLAS line"
+    grep -q "^GPU: " out || fail "no GPU line"
+    if [ -e /dev/nvidia0 ]; then :; else grep -q "^GPU: none (" out || fail "no 'GPU: none' line"; fi
+    grep -q "^  TILEDBLAS_MODE=cpu" out || fail "settings not shown"
+    grep -q "^preloaded by 'tiledblas run': /" out || fail "no preload path"
+    pass ;;
+run-exit)
+    say "proves: 'tiledblas run' passes output through and returns the command's"
+    say "exit status (3), 128+signal when killed (143), 127 when it cannot start"
+    "$TB_TOOL" run -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 3' >out 2>err
+    rc=$?
+    [ $rc = 3 ] || fail "exit status $rc, want 3"
+    grep -q to-stdout out && grep -q to-stderr err || fail "output not passed through"
+    "$TB_TOOL" run -- sh -c 'kill -TERM $$' >out 2>err
+    rc=$?; [ $rc = 143 ] || fail "killed: status $rc, want 143"
+    "$TB_TOOL" run -- /nonexistent/prog >out 2>err
+    rc=$?; [ $rc = 127 ] || fail "missing command: status $rc, want 127"
+    grep -q "tiledblas: cannot run /nonexistent/prog" err || fail "no message for a missing command"
+    pass ;;
+run-preload)
+    say "proves: 'tiledblas run' preloads the library by absolute path ahead of an"
+    say "existing LD_PRELOAD (kept), and --stats/--mode reach the program"
+    libm=$(ldconfig -p | sed -n 's/.*libm.so.6 (libc6,x86-64) => //p' | head -1)
+    [ -n "$libm" ] || libm=/lib/x86_64-linux-gnu/libm.so.6
+    env LD_PRELOAD="$libm" "$TB_TOOL" run -- sh -c 'echo "$LD_PRELOAD"' >out 2>err || fail "run failed"
+    first=$(tr ':' ' ' <out | awk '{print $1}')
+    case $first in /*libtiledblas.so*) ;; *) fail "LD_PRELOAD starts with '$first'";; esac
+    grep -q "$libm" out || fail "the existing LD_PRELOAD was dropped"
+    "$TB_TOOL" run --stats --mode cpu -- "$TB_CALLS" --calls 12 >out 2>err || fail "program failed"
+    [ "$(calls_in err)" = 12 ] || fail "no report of 12 calls"
+    grep -q "^tiledblas: cpu   mode-cpu  *12 " err || fail "--mode cpu did not reach the library"
+    pass ;;
+run-trace)
+    say "proves: 'tiledblas run --trace F' empties F once, then every process of the"
+    say "command appends to it (two programs in one shell: 2 x 6 rows, 2 pids)"
+    echo stale >t.jsonl
+    "$TB_TOOL" run --trace "$W/t.jsonl" -- sh -c "'$TB_CALLS' --calls 6 && '$TB_CALLS' --calls 6" >out 2>err || fail "run failed"
+    "$TB_PY" - "$W/t.jsonl" <<'PY' || fail "trace wrong"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 12, len(rows)
+assert len({r["pid"] for r in rows}) == 2
+print("12 rows from 2 processes")
+PY
+    pass ;;
+ab)
+    say "proves: 'tiledblas ab' runs the program in cpu, auto and verify mode, prints a"
+    say "side-by-side table with wall times, calls by route and the verify result,"
+    say "keeps the program's output in the log it names, and exits 0"
+    "$TB_TOOL" ab --runs 2 --log "$W/ab.log" -- "$TB_CALLS" --calls 10 >out 2>err || fail "exit status $?"
+    for want in "^ *cpu *auto *verify" "^wall time " "^speedup over cpu" "^calls on the CPU BLAS *10 *10 *10" \
+                "^calls on the GPU " "^CPU BLAS: OpenBLAS" "^verify: " "went to $W/ab.log"; do
+        grep -q "$want" out || fail "no '$want' in the table"
+    done
+    [ "$(grep -c 'tool_calls: 10 calls ok' ab.log)" = 6 ] || fail "the log does not hold the 6 runs' output"
+    grep -q "calls ok" out && fail "the program's output reached the table"
+    if grep -q "^GPU: none" out; then grep -q "^No GPU:" out || fail "does not say plainly there is no GPU"; fi
+    "$TB_TOOL" ab --runs 1 --log "$W/ab2.log" -- sh -c 'exit 5' >out 2>err
+    [ $? = 1 ] || fail "a failing command did not give status 1"
+    grep -q "exited with status 5" err || fail "the failure was not reported"
+    pass ;;
+bench-help)
+    say "proves: 'tiledblas bench --help' answers (status 0) and names its columns"
+    "$TB_TOOL" bench --help >out 2>err || fail "exit status $?"
+    grep -q "usage: tiledblas bench" out && grep -q "cublas" out && grep -q -- "--csv" out || fail "help text incomplete"
+    pass ;;
+bench-csv)
+    say "proves: a tiny 'tiledblas bench --sizes 64,128 --reps 2 --csv F' runs on the"
+    say "CPU, checks against float64, and writes series,size,gflops rows; GPU columns n/a"
+    "$TB_TOOL" bench --sizes 64,128 --reps 2 --csv "$W/b.csv" >out 2>err || fail "exit status $?"
+    "$TB_PY" - "$W/b.csv" <<'PY' || fail "CSV wrong"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0][:3] == ["series", "size", "gflops"], rows[0]
+got = {(r[0], int(r[1])) for r in rows[1:]}
+for s in ("openblas", "shim"):
+    for n in (64, 128):
+        assert (s, n) in got, (s, n, got)
+for r in rows[1:]:
+    assert float(r[2]) > 0 and float(r[7]) < 1e-3, r
+print(len(rows) - 1, "rows")
+PY
+    grep -q "^OpenBLAS: .*core " out || fail "OpenBLAS core not printed"
+    if grep -q "^GPU: none" out; then grep -q "kernel *n/a (no GPU)" out || fail "GPU columns not n/a"; fi
+    grep -q "64x64x64" err || fail "no progress on stderr"
+    pass ;;
+usage)
+    say "proves: bad usage anywhere exits 2 with a message naming the problem"
+    check() { want=$1; shift; "$TB_TOOL" "$@" >out 2>err; rc=$?; [ $rc = 2 ] || fail "'$*': status $rc"; grep -q -- "$want" err || fail "'$*': no '$want'"; }
+    check "usage: tiledblas"
+    check "unknown command 'frobnicate'" frobnicate
+    check "no command given" run
+    check "no command given" run --stats
+    check "--mode wants" run --mode fast -- true
+    check "--verbose wants" run --verbose 9 -- true
+    check "unknown option '--bogus'" run --bogus -- true
+    check "--runs wants" ab --runs 0 -- true
+    check "no command given" ab
+    check "bad --sizes" bench --sizes 12,abc
+    check "bad --shapes" bench --shapes 12x3
+    check "--plot wants" bench --plot out.pdf
+    check "unexpected argument" info extra
+    "$TB_TOOL" --help >out 2>err || fail "--help failed"
+    for sub in run ab info bench; do "$TB_TOOL" $sub --help >out 2>err || fail "$sub --help failed"; grep -q "usage: tiledblas $sub" out || fail "$sub --help text"; done
+    pass ;;
+*)
+    echo "unknown case $case_name"; exit 1 ;;
+esac
