@@ -2,6 +2,9 @@
  * (series,size,gflops) drawn by gnuplot through a pipe, PNG or SVG by the
  * output's extension. Reads and checks the CSV itself, so gnuplot only ever
  * sees clean inline data; never runs a shell with user text in it. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L   /* getline, popen, mkstemp, setenv */
+#endif
 #include "animate.h"
 
 #include <ctype.h>

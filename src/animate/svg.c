@@ -147,14 +147,18 @@ static void tb_axis_labels(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
     const char *st = "font-size=\"10\" fill=\"" TB_COL_MUTED "\" text-anchor=\"middle\"";
     const char *str = "font-size=\"10\" fill=\"" TB_COL_MUTED "\" text-anchor=\"end\"";
     long gx = s->grid_x, gy = s->grid_y, ph = s->phases;
-    /* Index of every tile boundary when there are few, else the two ends. */
-    for (long j = 0; j <= gx; j += (gx <= 8 ? 1 : gx))
+    /* Index of every tile boundary when they are far enough apart, else the
+     * two ends. */
+    long sx = (gx <= 12 && s->g.block_n * L->sn >= 30) ? 1 : (gx > 0 ? gx : 1);
+    long sy = (gy <= 12 && s->g.block_m * L->sm >= 30) ? 1 : (gy > 0 ? gy : 1);
+    long sp = (ph <= 12 && s->g.block_k * L->sk >= 30) ? 1 : (ph > 0 ? ph : 1);
+    for (long j = 0; j <= gx; j += sx)
         tb_svg_text(g, -1, -1, L->bx + j * s->g.block_n * L->sn, L->by - 5, st, "%ld",
                     j * s->g.block_n);
-    for (long i = 0; i <= gy; i += (gy <= 8 ? 1 : gy))
+    for (long i = 0; i <= gy; i += sy)
         tb_svg_text(g, -1, -1, L->ax - 5, L->ay + i * s->g.block_m * L->sm + 4, str, "%ld",
                     i * s->g.block_m);
-    for (long p = 0; p <= ph; p += (ph <= 8 ? 1 : (ph > 0 ? ph : 1))) {
+    for (long p = 0; p <= ph; p += sp) {
         tb_svg_text(g, -1, -1, L->ax + p * s->g.block_k * L->sk, L->ay - 4, st, "%ld",
                     p * s->g.block_k);
         if (p < ph)     /* the last one is already on A's top edge */
@@ -163,7 +167,10 @@ static void tb_axis_labels(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
     }
     const char *name = "font-size=\"15\" font-weight=\"bold\" fill=\"" TB_COL_TEXT "\"";
     tb_svg_text(g, -1, -1, L->bx, L->by - 19, name, "B  (K x N = %ld x %ld)  col →", s->k, s->n);
-    tb_svg_text(g, -1, -1, L->ax - 52, L->ay - 19, name, "A  (M x K = %ld x %ld)  k →", s->m, s->k);
+    if (L->pk >= 230)
+        tb_svg_text(g, -1, -1, L->ax - 52, L->ay - 19, name, "A  (M x K = %ld x %ld)  k →", s->m, s->k);
+    else            /* a thin A: keep its name clear of B */
+        tb_svg_text(g, -1, -1, L->ax - 52, L->ay - 19, name, "A  %ldx%ld", s->m, s->k);
     tb_svg_text(g, -1, -1, L->cx - 52 - (L->bx - L->ax), L->cy + s->grid_y * s->g.block_m * L->sm + 19, name,
                 "C  (M x N = %ld x %ld): one tile per thread block", s->m, s->n);
     tb_svg_text(g, -1, -1, L->ax - 52, L->ay + 14, "font-size=\"10\" fill=\"" TB_COL_MUTED "\"",
@@ -276,8 +283,9 @@ static void tb_draw_phase(tb_svg *g, const tb_anim_view *v, const tb_layout *L, 
     tb_svg_tile(g, t0, t1, a.x, a.y, a.w, a.h, a.w * t.ks / bk, a.h * t.rows / G->block_m, TB_COL_A);
     tb_svg_tile(g, t0, t1, b.x, b.y, b.w, b.h, b.w * t.cols / G->block_n, b.h * t.ks / bk, TB_COL_B);
     const char *lab = "font-size=\"15\" font-weight=\"bold\" fill=\"" TB_COL_TEXT "\" text-anchor=\"middle\"";
-    tb_svg_text(g, t0, t1, (L->ax + L->bx) / 2 - 7, L->by + (L->ay - L->by) / 2, lab,
-                "phase %ld of %ld", ph, s->phases);
+    if (L->pk >= 110)   /* the empty corner left of B, when it has room */
+        tb_svg_text(g, t0, t1, (L->ax + L->bx) / 2 - 7, L->by + (L->ay - L->by) / 2, lab,
+                    "phase %ld of %ld", ph, s->phases);
 
     /* The tiles fly into shared memory during the load step. */
     double tl1 = tb_step_t1(v, TB_STEP_LOAD, ph);
@@ -386,14 +394,18 @@ static void tb_footer(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
     tb_svg_text(g, -1, -1, 20, y + 38, st,
                 "grid %ld x %ld blocks, %ld phases of %d along K; zeros loaded over the whole grid: %ld into As, %ld into Bs; %ld tile elements fall outside C",
                 s->grid_x, s->grid_y, s->phases, G->block_k, apad, bpad, cskip);
+    if (G->thread_m != 1 || G->thread_n != 1)
+        tb_svg_text(g, -1, -1, 20, y + 95, mu, "%s",
+                    "the steps follow the seed's pattern (load, barrier, sum, barrier); this kernel may "
+                    "overlap them (double buffering, fewer barriers) - see its summary at the top right");
     if (L->gm > 1 || L->gn > 1 || L->gk > 1)
         tb_svg_text(g, -1, -1, 20, y + 57, mu,
                     "matrices drawn to scale, capped at 520 px: grid lines every %ld / %ld / %ld tiles along M / N / K (tiles are grouped); the followed block is marked by a circle when too small to see",
                     L->gm, L->gn, L->gk);
     else
-        tb_svg_text(g, -1, -1, 20, y + 57, mu, "%s: %.2f px per element along M, %.2f along N, %.2f along K; one cell = one %dx%d tile of C",
+        tb_svg_text(g, -1, -1, 20, y + 57, mu, "%s: %.2f px per element along M, %.2f along N, %.2f along K; grid lines at tile edges (C %dx%d, A %dx%d, B %dx%d)",
                     L->to_scale ? "matrices drawn to scale" : "matrices drawn to scale except a thin axis, stretched to stay visible",
-                    L->sm, L->sn, L->sk, G->block_m, G->block_n);
+                    L->sm, L->sn, L->sk, G->block_m, G->block_n, G->block_m, G->block_k, G->block_k, G->block_n);
 
     /* Legend. */
     double lx = 20, ly = y + 76;

@@ -2,6 +2,9 @@
  * object per intercepted call) back for `tiledblas animate --trace`. A small,
  * tolerant reader: strings, numbers, booleans and null; nested values are
  * skipped; unknown keys are ignored; a malformed line is skipped, not fatal. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L   /* getline, popen, mkstemp, setenv */
+#endif
 #include "animate.h"
 
 #include <ctype.h>

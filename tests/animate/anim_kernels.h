@@ -1,7 +1,7 @@
 /* tests/animate/anim_kernels.h - the kernel geometry the animate tests use
- * instead of the library's table (which needs CUDA): the seed as in
- * kernels/registry.c and two made-up blocked kernels that exercise warp
- * tiles and micro-tiles. Keep the seed's row in step with the registry. */
+ * instead of the library's table (which needs CUDA): rows copied from
+ * kernels/registry.c (seed, register-blocked, warp-tiled, tensor-core), so
+ * the tests cover no warp tiles, warp tiles and block_k from 8 to 32. */
 #ifndef TB_ANIM_KERNELS_H
 #define TB_ANIM_KERNELS_H
 
@@ -10,10 +10,12 @@
 static const tb_anim_geom tb_test_kernels[] = {
     {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
      16, 16, 16, 0, 0, 1, 1, 256},
-    {"test64x64", "test geometry: 64x64 block tile, k step 8, 32x16 warps, 4x4 per thread",
-     64, 64, 8, 32, 16, 4, 4, 256},
-    {"test128x128", "test geometry: 128x128 block tile, k step 8, 64x32 warps, 8x8 per thread",
-     128, 128, 8, 64, 32, 8, 8, 256},
+    {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem",
+     128, 128, 8, 0, 0, 8, 8, 256},
+    {"warptile", "warp tiles (64x32), double-buffered smem, one barrier per K slice",
+     128, 128, 16, 64, 32, 8, 8, 256},
+    {"tf32x3", "tensor cores, 3xTF32 error-compensated (fp32 accuracy), 4-stage cp.async",
+     128, 128, 32, 64, 32, 8, 8, 256},
 };
 #define TB_TEST_NKERNELS ((int)(sizeof tb_test_kernels / sizeof tb_test_kernels[0]))
 

@@ -2,8 +2,8 @@
 # tests/animate/test_chromium.sh - the page really plays: headless Chromium
 # opens it at step 1 and at phase 2 (URL hash), its script must have moved
 # to the right step (dumped DOM), and the two screenshots must differ and
-# hold a real picture. Usage: test_chromium.sh DRIVER OUTDIR. Skips (77)
-# without Chromium.
+# hold a real picture; the stand-alone SVG must play on its own. Usage:
+# test_chromium.sh DRIVER OUTDIR. Skips (77) without Chromium.
 set -u
 drv=$1
 out=$2
@@ -31,7 +31,7 @@ fail=0
 # compute step is step 12.
 chrome --dump-dom "$url#phase=2" >"$out/phase2.dom"
 grep -q 'data-step="12"' "$out/phase2.dom" || { echo "FAIL: #phase=2 did not land on step 12"; fail=1; }
-chrome --dump-dom "$url#step=5&kernel=test64x64" >"$out/k.dom"
+chrome --dump-dom "$url#step=5&kernel=warptile" >"$out/k.dom"
 grep -q 'data-step="5"' "$out/k.dom" || { echo "FAIL: #step=5&kernel=... ignored"; fail=1; }
 
 chrome --screenshot="$out/step1.png" "$url#step=1" >/dev/null
@@ -61,5 +61,17 @@ if cmp -s "$out/step1.png" "$out/phase2.png"; then
     echo "FAIL: step 1 and phase 2 look the same: the page does not step"
     fail=1
 fi
-[ "$fail" -eq 0 ] && echo "PASS: the page steps in headless $browser"
+# The stand-alone SVG plays by itself (SMIL, no script): 1 s and 9 s in, it
+# must show different steps.
+"$drv" --m 40 --n 40 --k 40 --svg "$out/alone.svg" || { echo "FAIL: animate --svg"; exit 1; }
+svgurl="file://$(cd "$out" && pwd)/alone.svg"
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$out/profile" \
+    --window-size=1200,830 --virtual-time-budget=1000 --screenshot="$out/alone1.png" "$svgurl" >/dev/null 2>>"$out/chromium.log"
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$out/profile" \
+    --window-size=1200,830 --virtual-time-budget=9000 --screenshot="$out/alone9.png" "$svgurl" >/dev/null 2>>"$out/chromium.log"
+if [ ! -s "$out/alone1.png" ] || [ ! -s "$out/alone9.png" ] || cmp -s "$out/alone1.png" "$out/alone9.png"; then
+    echo "FAIL: the stand-alone SVG does not play (alone1.png vs alone9.png)"
+    fail=1
+fi
+[ "$fail" -eq 0 ] && echo "PASS: the page steps and the SVG plays in headless $browser"
 exit "$fail"

@@ -2,6 +2,9 @@
  * from a small CSV through gnuplot, and fails cleanly (-1, no crash) on a
  * bad extension, a missing CSV, a malformed line and a missing gnuplot.
  * Usage: test_plot OUTDIR. Skips (77) when gnuplot is not installed. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L   /* getline, popen, mkstemp, setenv */
+#endif
 #include "animate.h"
 
 #include <stdio.h>

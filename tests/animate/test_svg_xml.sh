@@ -43,7 +43,7 @@ grep -q 'tiled16' "$out/stdout" || { echo "FAIL: --help lists no kernels"; fail=
 
 for size in 1x1x1 16x16x16 17x33x40 40x40x40 100x7x300 8192x8192x8192; do
     m=${size%%x*}; rest=${size#*x}; n=${rest%%x*}; k=${rest#*x}
-    for kernel in tiled16 test64x64 test128x128; do
+    for kernel in tiled16 regblock warptile tf32x3; do
         run 0 --m "$m" --n "$n" --k "$k" --kernel "$kernel" --svg "$out/$kernel-$size.svg"
     done
 done
