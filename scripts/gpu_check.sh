@@ -35,30 +35,49 @@ B=/tmp/tb-build
 TBLIB=$B/libtiledblas.so
 
 step "ctest (GPU tests included)"
-(cd $B && ctest -j4 --timeout 600 --output-on-failure 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP" | head -80)
+(cd $B && ctest -j6 --timeout 400 --output-on-failure 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP|Error|error" | head -90)
 
-step "xscblat3, forced GPU, default deck and wide deck, with decision lines"
+step "xscblat3, forced GPU, default deck, with decision lines"
 (cd /tmp && LD_LIBRARY_PATH=$TB_BLASDIR:$LD_LIBRARY_PATH TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 LD_PRELOAD=$TBLIB \
     $TB_BLASDIR/xscblat3 < $TB_BLASDIR/sin3 > "$out/xscblat3.out" 2> "$out/xscblat3.err")
 grep -E "sgemm|FAIL" "$out/xscblat3.out"
 echo "decision lines: gpu $(grep -c ' -> gpu ' "$out/xscblat3.err"), cpu $(grep -c ' -> cpu ' "$out/xscblat3.err"); other lines: $(grep -vc ' -> ' "$out/xscblat3.err")"
 
-step "compute-sanitizer on a small GPU run"
-for tool in memcheck racecheck; do
+step "compute-sanitizer: small calls, and multi-panel pipelined calls"
+for tool in memcheck racecheck initcheck synccheck; do
     TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB compute-sanitizer --tool $tool --error-exitcode 9 \
-        $B/tests/sgemm_check --calls 40 --max-dim 40 > "$out/sanitizer-$tool.log" 2>&1
-    echo "$tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$out/sanitizer-$tool.log" | tr '\n' ' ')"
+        $B/tests/sgemm_check --calls 30 --max-dim 40 --api mixed > "$out/sanitizer-$tool.log" 2>&1
+    r1=$?
+    TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB compute-sanitizer --tool $tool --error-exitcode 9 \
+        $B/tests/sgemm_check --calls 3 --min-dim 700 --max-dim 760 --seed 5 > "$out/sanitizer-$tool-big.log" 2>&1
+    echo "$tool: exit $r1 / $? ; $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$out/sanitizer-$tool.log" "$out/sanitizer-$tool-big.log" | tr '\n' ' ')"
 done
 
-step "end to end: one call through the shim (forced GPU) against OpenBLAS SkylakeX, 16 threads"
-TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --sizes 256,512,768,1024,1536,2048,4096,8192 --reps 5 | tee "$out/e2e.txt"
+step "per-call cost of the preload on a 4x4 sgemm, and on process start"
+for i in 1 2 3; do
+    echo "plain:   $($B/bench_overhead)"
+    echo "preload: $(LD_PRELOAD=$TBLIB $B/bench_overhead)"
+done
+t0=$(date +%s%N); for i in $(seq 300); do /bin/true; done; t1=$(date +%s%N)
+for i in $(seq 300); do LD_PRELOAD=$TBLIB /bin/true; done; t2=$(date +%s%N)
+echo "process start: /bin/true $(( (t1 - t0) / 300000 )) us plain, $(( (t2 - t1) / 300000 )) us under the preload (mean of 300)"
 
-step "end to end in auto mode (the default threshold decides)"
-$B/bench_e2e $TBLIB --sizes 512,1024,2048,4096 --reps 5 | tee "$out/e2e-auto.txt"
+step "end to end: one call through the shim (forced GPU) against OpenBLAS SkylakeX, 16 threads"
+TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --sizes 256,512,1024,2048,4096,8192,16384 --reps 5 | tee "$out/e2e.txt"
+TILEDBLAS_MODE=gpu TILEDBLAS_TRACE=$out/e2e-trace.jsonl $B/bench_e2e $TBLIB --sizes 4096,8192 --reps 3 > /dev/null
+grep '"route":"gpu"' "$out/e2e-trace.jsonl" | tail -2
+
+step "end to end in auto mode (the cost model decides)"
+$B/bench_e2e $TBLIB --sizes 256,512,1024,2048,4096 --reps 5 | tee "$out/e2e-auto.txt"
+
+step "tiledblas info, verify and ab on the bundled program"
+$B/tiledblas info
+$B/tiledblas run --mode verify -- $B/examples/mlp_train --batch 2048 --in 1024 --hidden 2048 --out 512 --steps 2 2>&1 | tail -8
+$B/tiledblas ab -- $B/examples/mlp_train --batch 4096 --in 2048 --hidden 4096 --out 1024 --steps 3 2>&1 | tail -25
 
 if [ -x $B/bench/bench_kernels ] || [ -x $B/bench_kernels ]; then
     step "kernels against cuBLAS"
     bk=$B/bench/bench_kernels; [ -x $bk ] || bk=$B/bench_kernels
-    timeout 300 $bk --quick 2>&1 | tee "$out/kernels.txt"
+    timeout 240 $bk --quick 2>&1 | tee "$out/kernels.txt"
 fi
 step "done"

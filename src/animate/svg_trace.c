@@ -65,7 +65,7 @@ static void tb_draw_buffers(tb_svg *g, const tb_anim_view *v, double t0, double 
 
 /* One timeline segment: outline always, filled while (and after) its step. */
 static void tb_segment(tb_svg *g, double x, double y, double w, const char *col,
-                       double f0, double f1, const char *label)
+                       double f0, double f1, const char *label, int low)
 {
     char st[128], b[64];
     snprintf(st, sizeof st, "fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", col);
@@ -78,8 +78,10 @@ static void tb_segment(tb_svg *g, double x, double y, double w, const char *col,
                       f1 - f0 > 0.05 ? f1 - f0 : 0.05);
         tb_svg_close(g, "rect");
     }
-    tb_svg_text(g, -1, -1, x + w / 2, y + 44, "font-size=\"11\" fill=\"" TB_COL_TEXT "\" text-anchor=\"middle\"",
-                "%s", label);
+    /* Labels of neighbours alternate between two rows so they never meet. */
+    tb_svg_line(g, -1, -1, x + w / 2, y + 26, x + w / 2, y + (low ? 48 : 34), "stroke=\"#9aa3af\"");
+    tb_svg_text(g, -1, -1, x + w / 2, y + (low ? 60 : 44),
+                "font-size=\"11\" fill=\"" TB_COL_TEXT "\" text-anchor=\"middle\"", "%s", label);
 }
 
 void tb_svg_trace_panel(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
@@ -111,11 +113,11 @@ void tb_svg_trace_panel(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
     if (tot <= 0) tot = 1;
     char lab[96];
     tb_svg_text(g, -1, -1, 24, ty - 6, "font-size=\"12\" fill=\"" TB_COL_MUTED "\"",
-                "timeline of the call: %.3f ms in all (segments at least 56 px wide, else to scale)",
+                "timeline of the call: %.3f ms in all (segments to scale, but at least 64 px wide)",
                 c->seconds * 1e3);
     if (!gpu) {
         snprintf(lab, sizeof lab, "real BLAS on the CPU: %.3f ms", c->seconds * 1e3);
-        tb_segment(g, x, ty, W, TB_COL_B, tr0, tr1, lab);
+        tb_segment(g, x, ty, W, TB_COL_B, tr0, tr1, lab, 0);
     } else {
         double parts[4] = {other, h2d, ker, d2h};
         const char *cols[4] = {"#7f8c8d", TB_COL_A, TB_COL_BLK, TB_COL_C};
@@ -126,14 +128,14 @@ void tb_svg_trace_panel(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
                         tb_step_t1(v, TB_STEP_D2H, -1)};
         double w[4], sum = 0;
         for (int i = 0; i < 4; i++)
-            sum += (w[i] = fmax(56, W * parts[i] / tot));
+            sum += (w[i] = fmax(64, W * parts[i] / tot));
         for (int i = 0; i < 4; i++) {
             double ww = w[i] * W / sum;
             snprintf(lab, sizeof lab, "%s %.3f ms", names[i], parts[i] * 1e3);
-            tb_segment(g, x, ty, ww, cols[i], f0[i], f1[i], lab);
+            tb_segment(g, x, ty, ww, cols[i], f0[i], f1[i], lab, i % 2);
             x += ww;
         }
-        tb_svg_text(g, -1, -1, 24, ty + 72, st,
+        tb_svg_text(g, -1, -1, 24, ty + 82, st,
                     "bytes to the GPU %.0f, back %.0f; kernel %s: the tiles below ran in %.3f ms (%.1f GFLOP/s)",
                     c->bytes_h2d, c->bytes_d2h, c->kernel[0] ? c->kernel : v->s.g.name, ker * 1e3,
                     ker > 0 ? 2.0 * c->m * c->n * c->k / ker * 1e-9 : 0.0);

@@ -2,7 +2,8 @@
 # tests/animate/test_svg_xml.sh - `animate` from the command line: usage
 # errors exit 2 with a "tiledblas:" message, --help exits 0, and every SVG it
 # writes (sizes from 1x1x1 to 8192^3, blocked kernels, traced calls) parses
-# as XML. Usage: test_svg_xml.sh DRIVER OUTDIR. Skips (77) without python3.
+# as XML; the trace lines are in the library's own format (src/trace.c).
+# Usage: test_svg_xml.sh DRIVER OUTDIR. Skips (77) without python3.
 set -u
 drv=$1
 out=$2
@@ -52,14 +53,16 @@ run 0 --m=33 --n=17 --k=5 --svg=-
 cp "$out/stdout" "$out/stdout.svg"
 
 cat >"$out/trace.jsonl" <<'TRACE'
-{"t":0.001,"thread":1,"api":"cblas_sgemm","layout":"row","transa":"N","transb":"N","m":64,"n":64,"k":64,"lda":64,"ldb":64,"ldc":64,"alpha":1,"beta":0,"route":"cpu","reason":"too small","seconds":0.00004}
-{"t":0.05,"thread":1,"api":"cblas_sgemm","layout":"col","transa":"N","transb":"T","m":1000,"n":700,"k":300,"lda":1024,"ldb":704,"ldc":1000,"alpha":1,"beta":0.5,"route":"gpu","reason":"large","kernel":"tiled16","seconds":0.0061,"h2d_s":0.0021,"kernel_s":0.0024,"d2h_s":0.0009,"bytes_h2d":6840000,"bytes_d2h":2800000}
+{"t":0.000000000,"pid":1044,"thread":1,"seq":1,"api":"cblas","layout":"RowMajor","transa":"N","transb":"N","m":1000,"n":513,"k":700,"lda":700,"ldb":513,"ldc":513,"alpha":1,"beta":0,"route":"cpu","reason":"cpu-faster","seconds":0.016708742}
+{"t":0.000000000,"pid":1118,"thread":1,"seq":1,"api":"cblas","layout":"RowMajor","transa":"N","transb":"N","m":4096,"n":1000,"k":2049,"lda":2049,"ldb":1000,"ldc":1000,"alpha":1,"beta":0,"route":"gpu","reason":"forced","seconds":0.275779262,"kernel":"tiled16","h2d_s":0.010241824,"kernel_s":0.002379936,"d2h_s":0.015916000,"bytes_h2d":41766816,"bytes_d2h":16384000}
+{"t":0.05,"pid":7,"thread":2,"seq":9,"api":"fortran","layout":"ColMajor","transa":"N","transb":"T","m":1000,"n":700,"k":300,"lda":1024,"ldb":704,"ldc":1000,"alpha":1,"beta":0.5,"route":"gpu","reason":"large","kernel":"warptile","seconds":0.0061,"h2d_s":0.0021,"kernel_s":0.0024,"d2h_s":0.0009,"bytes_h2d":6840000,"bytes_d2h":2800000,"verify_max_abs":null,"verify_ok":false}
 TRACE
 run 0 --trace "$out/trace.jsonl" --svg "$out/trace-gpu.svg" --html "$out/trace-gpu.html"
+run 0 --trace "$out/trace.jsonl" --call 3 --svg "$out/trace-colmajor.svg"
 run 0 --trace "$out/trace.jsonl" --call 1 --svg "$out/trace-cpu.svg" --html "$out/trace-cpu.html"
 grep -q 'ran on the CPU' "$out/trace-cpu.html" || { echo "FAIL: CPU page does not say so"; fail=1; }
-grep -q 'too small' "$out/trace-cpu.html" || { echo "FAIL: CPU page does not say why"; fail=1; }
-run 1 --trace "$out/trace.jsonl" --call 3 --svg "$out/x.svg"
+grep -q 'cpu-faster' "$out/trace-cpu.html" || { echo "FAIL: CPU page does not say why"; fail=1; }
+run 1 --trace "$out/trace.jsonl" --call 4 --svg "$out/x.svg"
 
 python3 - "$out" <<'PY' || fail=1
 import glob, sys, xml.dom.minidom
