@@ -166,7 +166,12 @@ static void tb_axis_labels(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
                         p * s->g.block_k);
     }
     const char *name = "font-size=\"15\" font-weight=\"bold\" fill=\"" TB_COL_TEXT "\"";
-    tb_svg_text(g, -1, -1, L->bx, L->by - 19, name, "B  (K x N = %ld x %ld)  col →", s->k, s->n);
+    if (L->bx + 300 < 630)
+        tb_svg_text(g, -1, -1, L->bx, L->by - 19, name, "B  (K x N = %ld x %ld)  col →", s->k, s->n);
+    else        /* a narrow B: its name goes to the left, clear of the zoom */
+        tb_svg_text(g, -1, -1, L->bx + L->pn, L->by - 19,
+                    "font-size=\"15\" font-weight=\"bold\" fill=\"" TB_COL_TEXT "\" text-anchor=\"end\"",
+                    "B  (K x N = %ld x %ld)  col →", s->k, s->n);
     if (L->pk >= 230)
         tb_svg_text(g, -1, -1, L->ax - 52, L->ay - 19, name, "A  (M x K = %ld x %ld)  k →", s->m, s->k);
     else            /* a thin A: keep its name clear of B */

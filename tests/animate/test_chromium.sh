@@ -1,9 +1,8 @@
 #!/bin/sh
-# tests/animate/test_chromium.sh - the page really plays: headless Chromium
-# opens it at step 1 and at phase 2 (URL hash), its script must have moved
-# to the right step (dumped DOM), and the two screenshots must differ and
-# hold a real picture; the stand-alone SVG must play on its own. Usage:
-# test_chromium.sh DRIVER OUTDIR. Skips (77) without Chromium.
+# tests/animate/test_chromium.sh DRIVER OUTDIR - the page really steps:
+# headless Chromium opens it at #step=1 and #phase=2, its script must land on
+# the right step, the screenshots must differ and not be blank, and the
+# stand-alone SVG must play by itself. Skips (77) without Chromium.
 set -u
 drv=$1
 out=$2

@@ -1,9 +1,8 @@
 #!/bin/sh
-# tests/animate/test_svg_xml.sh - `animate` from the command line: usage
-# errors exit 2 with a "tiledblas:" message, --help exits 0, and every SVG it
-# writes (sizes from 1x1x1 to 8192^3, blocked kernels, traced calls) parses
-# as XML; the trace lines are in the library's own format (src/trace.c).
-# Usage: test_svg_xml.sh DRIVER OUTDIR. Skips (77) without python3.
+# tests/animate/test_svg_xml.sh DRIVER OUTDIR - `animate` from the command
+# line: bad usage exits 2 with a "tiledblas:" message, --help exits 0, every
+# SVG (1x1x1 to 8192^3, four kernels, traced calls in the library's own line
+# format) parses as XML. Skips (77) without python3.
 set -u
 drv=$1
 out=$2
