@@ -65,6 +65,11 @@ int tiledblas_info(char *buf, size_t len);
  * usable, 0 when not. */
 int tiledblas_gpu_describe(char *buf, size_t len);
 
+/* Device memory: bytes held in the library's idle buffers, and free on the
+ * device. Returns 0, or -1 (both 0) when the GPU path has not started.
+ * Never starts CUDA. */
+int tiledblas_memory(size_t *device_held, size_t *device_free);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,4 +80,22 @@ if [ -x $B/bench/bench_kernels ] || [ -x $B/bench_kernels ]; then
     bk=$B/bench/bench_kernels; [ -x $bk ] || bk=$B/bench_kernels
     timeout 240 $bk --quick 2>&1 | tee "$out/kernels.txt"
 fi
+step "reliability (issue 6): one line per item, from the ctest log above"
+item() {
+    local name=$1; shift
+    local bad=0 line=""
+    for t in "$@"; do
+        r=$(grep -E "Test +#[0-9]+: $t " "$out/ctest.log" | sed -E 's/.* (Passed|\*\*\*Failed|\*\*\*Skipped|\*\*\*Not Run).*/\1/' | tr -d '*')
+        line="$line $t=${r:-missing}"
+        [ "$r" = Passed ] || bad=1
+    done
+    printf '%-34s %s:%s\n' "$name" "$([ $bad = 0 ] && echo PASS || echo CHECK)" "$line"
+}
+item "1 concurrency (16/64 threads)" preload.threads
+item "2 fork" preload.fork tool.stats-fork
+item "3 injected faults, cap, GPU full" preload.faults preload.device-cap preload.gpu-full
+item "4 bad input and settings" preload.illegal-args preload.bad-settings tool.usage
+item "5 memory (valgrind, soak)" preload.valgrind preload.soak
+item "6 conformance (xscblat3, xblat3s)" preload.xscblat3-gpu preload.xscblat3-wide preload.xblat3s-gpu preload.xlintsts
+TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB $B/tests/soak --calls 10000 2>&1 | grep -E "soak:"
 step "done"

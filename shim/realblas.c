@@ -101,6 +101,12 @@ static void tb_no_blas(const char *name)
                  "CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS, tb_settings_get()->cpu_blas);
 }
 
+tb_cblas_fn tb_real_cblas(void)
+{
+    pthread_once(&tb_real_once, tb_resolve);
+    return (tb_cblas_fn)tb_real_cblas_sgemm;
+}
+
 const char *tb_real_blas_path(void)
 {
     pthread_once(&tb_real_once, tb_resolve);
@@ -131,6 +137,26 @@ static void tb_forward_now(const tb_call *c)
                        c->B, &c->ldb, &c->beta, c->C, &c->ldc, 1, 1);
     else
         tb_no_blas("sgemm_");
+}
+
+void tb_forward_problem(const tb_problem *p)
+{
+    pthread_once(&tb_real_once, tb_resolve);
+    int m = p->m, n = p->n, k = p->k, lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
+    tb_depth++;
+    if (tb_real_cblas_sgemm) {
+        tb_real_cblas_sgemm(TB_ROW_MAJOR, p->transa ? TB_TRANS : TB_NO_TRANS,
+                            p->transb ? TB_TRANS : TB_NO_TRANS, m, n, k, p->alpha,
+                            p->A, lda, p->B, ldb, p->beta, p->C, ldc);
+    } else if (tb_real_sgemm_) {
+        /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
+        const char *ta = p->transa ? "T" : "N", *tb = p->transb ? "T" : "N";
+        tb_real_sgemm_(tb, ta, &n, &m, &k, &p->alpha, p->B, &ldb, p->A, &lda, &p->beta,
+                       p->C, &ldc, 1, 1);
+    } else {
+        tb_no_blas("cblas_sgemm or sgemm_");
+    }
+    tb_depth--;
 }
 
 void tb_forward(const tb_call *c)

@@ -80,3 +80,14 @@ TB_EXPORT int tiledblas_kernel_describe(int i, tiledblas_kernel_desc *out)
                                    k[i].thread_m, k[i].thread_n, k[i].threads};
     return 0;
 }
+
+TB_EXPORT int tiledblas_memory(size_t *device_held, size_t *device_free)
+{
+    size_t held = 0, free_b = 0;
+    int r = tb_gpu_memory(&held, &free_b);
+    if (device_held)
+        *device_held = held;
+    if (device_free)
+        *device_free = free_b;
+    return r;
+}

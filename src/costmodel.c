@@ -4,17 +4,17 @@
  * measured on the H200 machine (README "How the GPU/CPU decision is made"). */
 #include "tb_internal.h"
 
-/* Measured with scripts/gpu_check.sh (bench_e2e, forced GPU, seed kernel,
- * OpenBLAS 0.3.21 SkylakeX on 16 threads): fixed costs from the 256..1024
- * calls, rates from 2048..8192. */
+/* Measured with scripts/gpu_check.sh on the H200 machine (bench_e2e,
+ * OpenBLAS 0.3.21 SkylakeX on 16 threads, the tf32x3 kernel, transfers
+ * staged through pinned memory by 16 threads). */
 static const tb_rates tb_default_rates = {
-    .cpu_flops = 1.0e12,      /* OpenBLAS sgemm, 16 threads                  */
-    .cpu_fixed_s = 200e-6,    /* its start-up cost per call (threads wake)   */
+    .cpu_flops = 1.0e12,      /* OpenBLAS sgemm, 16 threads (1024..16384)    */
+    .cpu_fixed_s = 70e-6,     /* its per-call cost on many threads (256^3)   */
     .cpu_core_flops = 135e9,  /* one core: small calls run single-threaded   */
-    .gpu_flops = 7.9e12,      /* the kernel the GPU path runs                */
-    .h2d_bps = 5.3e9,         /* cudaMemcpy2D from pageable memory           */
-    .d2h_bps = 10.9e9,
-    .gpu_fixed_s = 30e-6,     /* launch, synchronisation, bookkeeping        */
+    .gpu_flops = 42e12,       /* the default kernel at 4096..16384           */
+    .h2d_bps = 35e9,          /* pageable -> pinned staging -> device        */
+    .d2h_bps = 35e9,          /* and back; the host copies are the limit     */
+    .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
 };
 
 const tb_rates *tb_rates_get(void)
@@ -22,17 +22,24 @@ const tb_rates *tb_rates_get(void)
     return &tb_default_rates;
 }
 
+/* The GPU path (gpu.c) uploads op(B) first, then streams panels of A in
+ * and panels of C out while the kernel computes the panels before them:
+ * B's upload is paid in full, then the slower of the streaming and the
+ * compute, then the last panel's way back. */
 void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 {
     const tb_rates *r = tb_rates_get();
-    double flop = 2.0 * p->m * p->n * p->k;
+    double m = p->m, n = p->n, k = p->k, flop = 2.0 * m * n * k;
     int reads_ab = p->k > 0 && p->alpha != 0.0f;
-    double in = 4.0 * ((reads_ab ? (double)p->m * p->k + (double)p->k * p->n : 0.0) +
-                       (p->beta != 0.0f ? (double)p->m * p->n : 0.0));
-    double out = 4.0 * p->m * p->n;
+    double b_in = reads_ab ? 4.0 * k * n : 0.0;
+    double a_in = (reads_ab ? 4.0 * m * k : 0.0) + (p->beta != 0.0f ? 4.0 * m * n : 0.0);
+    double c_out = 4.0 * m * n;
+    double panels = m * n * k < 256.0 * 1024 * 1024 ? 1.0 : m * n * k < 2e9 ? 4.0 : 8.0;
+    double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / r->gpu_flops;
+    *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + (stream > compute ? stream : compute) +
+             (panels > 1.0 ? c_out / panels / r->d2h_bps : 0.0);
     /* OpenBLAS runs small calls on one core and large ones on all of them;
      * it is about as fast as the better of the two. */
     double one_core = flop / r->cpu_core_flops, all_cores = r->cpu_fixed_s + flop / r->cpu_flops;
     *cpu_s = one_core < all_cores ? one_core : all_cores;
-    *gpu_s = r->gpu_fixed_s + in / r->h2d_bps + out / r->d2h_bps + flop / r->gpu_flops;
 }

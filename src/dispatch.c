@@ -5,6 +5,7 @@
 #include "tb_internal.h"
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tb_max1(int x) { return x > 1 ? x : 1; }
 
@@ -117,22 +118,84 @@ static int tb_verify_this_one(void)
     return n % (unsigned long)tb_settings_get()->verify_every == 0;
 }
 
+/* The fast path in shim/sgemm.c may skip everything here for calls the
+ * decision would send to the CPU unseen: below the threshold in auto mode,
+ * everything in cpu mode, when no line, statistic, trace or verify wants to
+ * see them. */
+void tb_fastpath_arm(void)
+{
+    const tb_settings *s = tb_settings_get();
+    tb_cblas_fn real = tb_real_cblas();
+    if (s->accounting || !real || s->mode == TB_MODE_GPU || s->mode == TB_MODE_VERIFY)
+        return;
+    tb_fast.below = s->mode == TB_MODE_CPU ? 1e300 : s->threshold;
+    __atomic_store_n(&tb_fast.real, real, __ATOMIC_RELEASE);
+}
+
+/* After a GPU failure part of C may already be final (t->done_*): the CPU
+ * BLAS computes the rest, as at most two sub-products of the row-major
+ * problem. Unwritten parts still hold the caller's C. */
+static void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t)
+{
+    if (t->done_cols == 0 && t->done_rows == 0) {
+        tb_forward(c);              /* nothing written: the call as it came */
+        return;
+    }
+    tb_problem q = *p;
+    if (t->done_rows > 0 && t->done_cols_end > t->done_cols) {
+        /* Rows [done_rows, m) of columns [done_cols, done_cols_end). */
+        q.m = p->m - t->done_rows;
+        q.n = t->done_cols_end - t->done_cols;
+        q.A = p->transa ? p->A + t->done_rows : p->A + (size_t)t->done_rows * p->lda;
+        q.B = p->transb ? p->B + (size_t)t->done_cols * p->ldb : p->B + t->done_cols;
+        q.C = p->C + (size_t)t->done_rows * p->ldc + t->done_cols;
+        if (q.m > 0)
+            tb_forward_problem(&q);
+    }
+    int from = t->done_rows > 0 ? t->done_cols_end : t->done_cols;
+    if (from < p->n) {
+        /* All rows of columns [from, n). */
+        q = *p;
+        q.n = p->n - from;
+        q.B = p->transb ? p->B + (size_t)from * p->ldb : p->B + from;
+        q.C = p->C + from;
+        tb_forward_problem(&q);
+    }
+}
+
+static int tb_exiting;
+
+void tb_exit_begin(void)
+{
+    __atomic_store_n(&tb_fast.real, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&tb_exiting, 1, __ATOMIC_RELEASE);
+}
+
 void tb_sgemm_dispatch(const tb_call *c)
 {
+    /* exit() is under way in another thread: the process ends in a moment,
+     * and the libraries behind us may already be gone. */
+    for (int i = 0; i < 10000 && __atomic_load_n(&tb_exiting, __ATOMIC_ACQUIRE); i++)
+        usleep(1000);
     if (tb_inside_real_blas()) {
         tb_forward(c);
         return;
     }
+    const tb_settings *s = tb_settings_get();
+    if (!__atomic_load_n(&tb_fast.real, __ATOMIC_ACQUIRE))
+        tb_fastpath_arm();
     tb_problem p;
     tb_normalise(c, &p);
-    tb_record r = {c, &p, TB_ROUTE_CPU, NULL, tb_now(), 0.0, NULL, NULL};
+    tb_record r = {c, &p, TB_ROUTE_CPU, NULL, s->accounting ? tb_now() : 0.0, 0.0, NULL, NULL, 0.0, 0.0};
     tb_decision d = tb_decide(c, &p);
     tb_gpu_times t = {0};
     tb_verify_result v = {0};
     char reason[48];
 
     r.reason = d.reason;
-    if (d.route == TB_ROUTE_GPU && tb_settings_get()->mode == TB_MODE_VERIFY) {
+    r.pred_cpu_s = d.pred_cpu_s;
+    r.pred_gpu_s = d.pred_gpu_s;
+    if (d.route == TB_ROUTE_GPU && s->mode == TB_MODE_VERIFY) {
         if (!tb_verify_this_one()) {
             r.reason = "verify-skipped";
             tb_forward(c);
@@ -148,14 +211,15 @@ void tb_sgemm_dispatch(const tb_call *c)
             r.route = TB_ROUTE_GPU;
             r.gpu = &t;
         } else {
-            /* The GPU path left C untouched: the real BLAS does the whole call. */
             snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));
             r.reason = reason;
-            tb_forward(c);
+            tb_complete_on_cpu(c, &p, &t);
         }
     } else {
         tb_forward(c);
     }
+    if (!s->accounting)
+        return;
     r.seconds = tb_now() - r.t_start;
     tb_account(&r);
 }

@@ -1,7 +1,9 @@
-/* src/gpu.c - the device side of a call: CUDA started on first use (never
- * in a constructor), pitched device buffers kept and reused across calls,
- * the copies in and out, the kernel launch, and the classification of every
- * CUDA failure. Contract: on failure the caller's C has not been touched. */
+/* src/gpu.c - the device side of a call: CUDA started on first use (never in
+ * a constructor), device buffers kept and reused across calls within a memory
+ * cap, the pipeline that streams panels of A in and panels of C out while the
+ * kernel computes, and the classification of every CUDA failure.
+ * Contract: C is written only with results whose kernel succeeded; after a
+ * failure the caller learns which part of C is final (usually none). */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include "tb_kernels.h"
@@ -20,16 +22,52 @@ typedef struct tb_pitched {
     size_t height;        /* rows                                     */
 } tb_pitched;
 
-/* Everything below is guarded by tb_gpu_lock; one call on the GPU at a time. */
+/* The pipeline streams C in panels of rows. A panel uses one slot: its rows
+ * of op(A), its rows of C, and the events that order the three streams. */
+enum { TB_SLOTS = 3 };
+typedef struct tb_slot {
+    tb_pitched a, c;
+    cudaEvent_t in_done;     /* h2d: this panel's A (and C) are on the device */
+    cudaEvent_t k_done;      /* compute: its kernel finished                  */
+    cudaEvent_t out_done;    /* d2h: its C left the device                    */
+} tb_slot;
+
+/* Pinned staging buffers: the caller's pageable rows are packed into one by
+ * the copy threads while the DMA engine moves another. */
+enum { TB_STAGES = 4 };
+#define TB_STAGE_MAX_BYTES ((size_t)32 << 20)
+
+/* A lane is everything one call needs on the device: three streams, the
+ * slots, op(B)'s buffer, its staging buffers and timing marks. Calls from
+ * several threads run on separate lanes at once, so one call's copies
+ * overlap another's compute; the host-side copy threads are shared. */
+typedef struct tb_lane {
+    int ready, busy;
+    cudaStream_t h2d, comp, d2h;
+    tb_slot slot[TB_SLOTS];
+    tb_pitched bbuf;                /* op(B), or a block of it */
+    char *stage_mem;
+    size_t stage_bytes;
+    cudaEvent_t stage_ev[TB_STAGES];
+    unsigned stage_next;
+    cudaEvent_t mark[6];            /* timing: see tb_gpu_run */
+    size_t budget;                  /* device bytes this lane may hold */
+} tb_lane;
+
+enum { TB_MAX_LANES = 8 };
+
+/* Guarded by tb_gpu_lock: the state, the lanes' ready/busy flags, the
+ * failure count. A lane's own fields belong to the call that holds it. */
 static pthread_mutex_t tb_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tb_lane_free = PTHREAD_COND_INITIALIZER;
 static tb_gpu_state_t tb_gpu_state;
 static const char *tb_gpu_why = "no-gpu";
 static char tb_gpu_detail_text[160] = "not started";
-static cudaStream_t tb_stream;
-static cudaEvent_t tb_ev[4];
-static tb_pitched tb_buf[3];           /* A, B, C */
-static int tb_gpu_failures;            /* consecutive failed calls */
-static volatile int tb_gpu_in_child;   /* set after fork() in the child */
+static tb_lane tb_lanes[TB_MAX_LANES];
+static int tb_nlanes;
+static size_t tb_free_at_start;
+static int tb_gpu_failures;                       /* consecutive failed calls */
+static volatile int tb_gpu_in_child;              /* set after fork() in the child */
 
 enum { TB_MAX_CONSECUTIVE_FAILURES = 3 };
 
@@ -46,6 +84,45 @@ static void tb_gpu_disable(const char *why)
     tb_gpu_why = why;
 }
 
+/* Streams and events of one lane, made when a call first needs it. */
+static cudaError_t tb_lane_create(tb_lane *L)
+{
+    cudaError_t e;
+    cudaStream_t *streams[] = {&L->h2d, &L->comp, &L->d2h};
+    for (int i = 0; i < 3; i++)
+        if ((e = cudaStreamCreateWithFlags(streams[i], cudaStreamNonBlocking)) != cudaSuccess)
+            return e;
+    for (int i = 0; i < TB_SLOTS; i++) {
+        cudaEvent_t *evs[] = {&L->slot[i].in_done, &L->slot[i].k_done, &L->slot[i].out_done};
+        for (int j = 0; j < 3; j++)
+            if ((e = cudaEventCreateWithFlags(evs[j], cudaEventDisableTiming)) != cudaSuccess)
+                return e;
+    }
+    for (int i = 0; i < TB_STAGES; i++)
+        if ((e = cudaEventCreateWithFlags(&L->stage_ev[i], cudaEventDisableTiming)) != cudaSuccess)
+            return e;
+    for (int i = 0; i < 6; i++)
+        if ((e = cudaEventCreate(&L->mark[i])) != cudaSuccess)
+            return e;
+    /* The cap: TILEDBLAS_DEVICE_MEMORY, else 80% of what was free when CUDA
+     * started, shared evenly by the lanes. */
+    double cap = tb_settings_get()->device_memory;
+    L->budget = (cap > 0.0 ? (size_t)cap : tb_free_at_start / 10 * 8) / (size_t)tb_nlanes;
+    L->ready = 1;
+    return cudaSuccess;
+}
+
+static cudaError_t tb_gpu_create(void)
+{
+    cudaError_t e;
+    size_t total_b = 0;
+    if ((e = cudaSetDevice(tb_settings_get()->device)) != cudaSuccess ||
+        (e = cudaMemGetInfo(&tb_free_at_start, &total_b)) != cudaSuccess)
+        return e;
+    tb_nlanes = tb_settings_get()->lanes;
+    return tb_lane_create(&tb_lanes[0]);
+}
+
 /* Starts CUDA. Called under the lock, once. */
 static void tb_gpu_init(void)
 {
@@ -56,26 +133,22 @@ static void tb_gpu_init(void)
         const char *msg = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
         if (s->fault == TB_STAGE_INIT)
             msg = "injected by TILEDBLAS_FAULT=init";
+        else if (e == cudaSuccess && count > 0)
+            msg = "TILEDBLAS_DEVICE is past the last device";
         cudaGetLastError();
         tb_gpu_disable("no-gpu");
         snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "%s", msg);
         return;
     }
-    if ((e = cudaSetDevice(s->device)) != cudaSuccess ||
-        (e = cudaStreamCreateWithFlags(&tb_stream, cudaStreamNonBlocking)) != cudaSuccess) {
+    if ((e = tb_gpu_create()) != cudaSuccess) {
         snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "CUDA initialisation failed: %s",
                  cudaGetErrorString(e));
         tb_gpu_disable("gpu-init-failed");
         return;
     }
-    for (int i = 0; i < 4; i++)
-        if ((e = cudaEventCreate(&tb_ev[i])) != cudaSuccess) {
-            tb_gpu_disable("gpu-init-failed");
-            return;
-        }
     /* Only a parent that started CUDA must keep its children off it. */
     pthread_atfork(NULL, NULL, tb_gpu_forked_child);
-    tb_gpu_state = TB_GPU_READY;
+    __atomic_store_n(&tb_gpu_state, TB_GPU_READY, __ATOMIC_RELEASE);
     snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "ready");
 }
 
@@ -99,12 +172,29 @@ int tb_gpu_available(const char **why)
     return ok;
 }
 
-static void tb_buffers_free(void)
+/* ---- Device memory ---- */
+
+static size_t tb_held(tb_lane *L)
 {
-    for (int i = 0; i < 3; i++) {
-        if (tb_buf[i].ptr)
-            cudaFree(tb_buf[i].ptr);
-        memset(&tb_buf[i], 0, sizeof tb_buf[i]);
+    size_t b = L->bbuf.pitch * L->bbuf.height;
+    for (int i = 0; i < TB_SLOTS; i++)
+        b += L->slot[i].a.pitch * L->slot[i].a.height + L->slot[i].c.pitch * L->slot[i].c.height;
+    return b;
+}
+
+static void tb_pitched_free(tb_pitched *b)
+{
+    if (b->ptr)
+        cudaFree(b->ptr);
+    memset(b, 0, sizeof *b);
+}
+
+static void tb_buffers_free(tb_lane *L)
+{
+    tb_pitched_free(&L->bbuf);
+    for (int i = 0; i < TB_SLOTS; i++) {
+        tb_pitched_free(&L->slot[i].a);
+        tb_pitched_free(&L->slot[i].c);
     }
 }
 
@@ -112,13 +202,11 @@ static void tb_buffers_free(void)
 static cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols)
 {
     size_t width = cols * sizeof(float);
-    if (b->ptr && width <= b->width && rows <= b->height)
+    if (rows == 0 || cols == 0 || (b->ptr && width <= b->width && rows <= b->height))
         return cudaSuccess;
     size_t w = width > b->width ? width : b->width;
     size_t h = rows > b->height ? rows : b->height;
-    if (b->ptr)
-        cudaFree(b->ptr);
-    memset(b, 0, sizeof *b);
+    tb_pitched_free(b);
     void *p;
     cudaError_t e = cudaMallocPitch(&p, &b->pitch, w, h);
     if (e != cudaSuccess)
@@ -129,6 +217,147 @@ static cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols)
     return cudaSuccess;
 }
 
+/* ---- Host <-> device copies through pinned staging ---- */
+
+static cudaError_t tb_stage_fit(tb_lane *L, size_t want)
+{
+    if (want > TB_STAGE_MAX_BYTES)
+        want = TB_STAGE_MAX_BYTES;
+    want = (want + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);   /* whole MiB */
+    if (L->stage_mem && L->stage_bytes >= want)
+        return cudaSuccess;
+    if (L->stage_mem) {
+        for (int i = 0; i < TB_STAGES; i++)
+            cudaEventSynchronize(L->stage_ev[i]);
+        cudaFreeHost(L->stage_mem);
+        L->stage_mem = NULL;
+    }
+    void *p;
+    cudaError_t e = cudaHostAlloc(&p, want * TB_STAGES, cudaHostAllocPortable);
+    if (e != cudaSuccess)
+        return e;
+    L->stage_mem = p;
+    L->stage_bytes = want;
+    return cudaSuccess;
+}
+
+/* A rows x row_bytes block copied between two strided places by the pool. */
+typedef struct tb_copy {
+    char *dst;
+    const char *src;
+    size_t dst_stride, src_stride, row_bytes, rows;
+} tb_copy;
+
+static void tb_copy_part(void *arg, int part, int parts)
+{
+    const tb_copy *c = arg;
+    if (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes) {
+        /* Dense: split the bytes, 4 KiB aligned. */
+        size_t total = c->rows * c->row_bytes;
+        size_t per = (total / (size_t)parts + 4095) & ~(size_t)4095;
+        size_t lo = per * (size_t)part, hi = lo + per < total ? lo + per : total;
+        if (lo < hi)
+            memcpy(c->dst + lo, c->src + lo, hi - lo);
+        return;
+    }
+    size_t lo = c->rows * (size_t)part / (size_t)parts, hi = c->rows * (size_t)(part + 1) / (size_t)parts;
+    for (size_t r = lo; r < hi; r++)
+        memcpy(c->dst + r * c->dst_stride, c->src + r * c->src_stride, c->row_bytes);
+}
+
+static void tb_copy_run(const tb_copy *c)
+{
+    size_t bytes = c->rows * c->row_bytes;
+    int parts = bytes < ((size_t)1 << 20) ? 1 : tb_pool_size();
+    if ((size_t)parts > c->rows && c->dst_stride != c->row_bytes)
+        parts = (int)c->rows;
+    tb_pool_run(tb_copy_part, (void *)c, parts);
+}
+
+/* The next staging buffer, once the DMA that last used it is done. */
+static cudaError_t tb_stage_take(tb_lane *L, char **buf, cudaEvent_t **ev)
+{
+    unsigned i = L->stage_next++ % TB_STAGES;
+    cudaError_t e = cudaEventSynchronize(L->stage_ev[i]);
+    *buf = L->stage_mem + (size_t)i * L->stage_bytes;
+    *ev = &L->stage_ev[i];
+    return e;
+}
+
+/* Host window (rows x cols, stride ld elements) -> device (dst, dpitch) on
+ * the h2d stream, in chunks that fit a staging buffer. */
+static cudaError_t tb_upload(tb_lane *L, float *dst, size_t dpitch, const float *src, size_t ld,
+                             size_t rows, size_t cols, uint64_t *bytes)
+{
+    size_t row_bytes = cols * sizeof(float);
+    if (rows == 0 || cols == 0)
+        return cudaSuccess;
+    *bytes += rows * row_bytes;
+    if (row_bytes > L->stage_bytes)   /* one row overflows a stage: let CUDA stage it */
+        return cudaMemcpy2DAsync(dst, dpitch, src, ld * sizeof(float), row_bytes, rows,
+                                 cudaMemcpyHostToDevice, L->h2d);
+    size_t per = L->stage_bytes / row_bytes;
+    for (size_t r = 0; r < rows; r += per) {
+        size_t n = rows - r < per ? rows - r : per;
+        char *buf;
+        cudaEvent_t *ev;
+        cudaError_t e = tb_stage_take(L, &buf, &ev);
+        if (e != cudaSuccess)
+            return e;
+        tb_copy c = {buf, (const char *)(src + r * ld), row_bytes, ld * sizeof(float), row_bytes, n};
+        tb_copy_run(&c);
+        e = cudaMemcpy2DAsync((char *)dst + r * dpitch, dpitch, buf, row_bytes, row_bytes, n,
+                              cudaMemcpyHostToDevice, L->h2d);
+        if (e != cudaSuccess)
+            return e;
+        cudaEventRecord(*ev, L->h2d);
+    }
+    return cudaSuccess;
+}
+
+/* Device (src, spitch) -> host window on the d2h stream, in chunks that
+ * fit a staging buffer: the DMA of chunk i+1 runs while the pool unpacks
+ * chunk i. Returns when the window is written. */
+static cudaError_t tb_download(tb_lane *L, float *dst, size_t ld, const float *src, size_t spitch,
+                               size_t rows, size_t cols, uint64_t *bytes)
+{
+    size_t row_bytes = cols * sizeof(float);
+    if (rows == 0 || cols == 0)
+        return cudaSuccess;
+    *bytes += rows * row_bytes;
+    cudaError_t e;
+    if (row_bytes > L->stage_bytes) {
+        e = cudaMemcpy2DAsync(dst, ld * sizeof(float), src, spitch, row_bytes, rows,
+                              cudaMemcpyDeviceToHost, L->d2h);
+        return e == cudaSuccess ? cudaStreamSynchronize(L->d2h) : e;
+    }
+    size_t per = L->stage_bytes / row_bytes, chunks = (rows + per - 1) / per;
+    char *buf[2];
+    cudaEvent_t *ev[2];
+    for (size_t i = 0; i <= chunks; i++) {
+        if (i < chunks) {                         /* issue chunk i */
+            size_t r = i * per, n = rows - r < per ? rows - r : per;
+            if ((e = tb_stage_take(L, &buf[i % 2], &ev[i % 2])) != cudaSuccess)
+                return e;
+            e = cudaMemcpy2DAsync(buf[i % 2], row_bytes, (const char *)src + r * spitch, spitch,
+                                  row_bytes, n, cudaMemcpyDeviceToHost, L->d2h);
+            if (e != cudaSuccess)
+                return e;
+            cudaEventRecord(*ev[i % 2], L->d2h);
+        }
+        if (i > 0) {                              /* unpack chunk i - 1 */
+            size_t c = i - 1, r = c * per, n = rows - r < per ? rows - r : per;
+            if ((e = cudaEventSynchronize(*ev[c % 2])) != cudaSuccess)
+                return e;
+            tb_copy cp = {(char *)(dst + r * ld), buf[c % 2], ld * sizeof(float), row_bytes, row_bytes, n};
+            tb_copy_run(&cp);
+        }
+    }
+    return cudaSuccess;
+}
+
+/* ---- Failure classification and fault injection ---- */
+
 /* Errors after which the context is still usable: the next call may retry. */
 static int tb_recoverable(cudaError_t e)
 {
@@ -138,28 +367,16 @@ static int tb_recoverable(cudaError_t e)
 }
 
 /* An injected fault (TILEDBLAS_FAULT) replaces the result of that stage by a
- * recoverable error; tb_fault_hit tells the classification it was ours. */
-static int tb_fault_hit;
+ * recoverable error; tb_fault_hit tells the classification it was ours. The
+ * d2h fault strikes at the last panel, so that the recovery of a partly
+ * written C is exercised too. */
+static __thread int tb_fault_hit;
 static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
 {
     if (tb_settings_get()->fault != stage)
         return e;
     tb_fault_hit = 1;
     return cudaErrorUnknown;
-}
-
-static float tb_elapsed(int from, int to)
-{
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, tb_ev[from], tb_ev[to]);
-    return ms;
-}
-
-/* Copies the rows x cols window of a host matrix (stride ld elements) into b. */
-static cudaError_t tb_put(tb_pitched *b, const float *host, size_t ld, size_t rows, size_t cols)
-{
-    return cudaMemcpy2DAsync(b->ptr, b->pitch, host, ld * sizeof(float),
-                             cols * sizeof(float), rows, cudaMemcpyHostToDevice, tb_stream);
 }
 
 static const tb_kernel_info *tb_choose_kernel(const tb_gemm_args *g)
@@ -175,76 +392,222 @@ static const tb_kernel_info *tb_choose_kernel(const tb_gemm_args *g)
     return tb_kernel_pick(g);
 }
 
-/* The work of one call, under the lock. Returns the failed stage and the
- * CUDA error through *err. */
-static tb_stage tb_gpu_run(const tb_problem *p, tb_gpu_times *t, cudaError_t *err)
+/* ---- The pipeline ---- */
+
+/* How a product is cut: C in column blocks of nb columns (all of op(B)'s
+ * block stays on the device while the block is done), each block in panels
+ * of mp rows streamed through the slots. */
+typedef struct tb_plan {
+    size_t mp, nb;
+} tb_plan;
+
+static size_t tb_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+static size_t tb_plan_bytes(const tb_problem *p, size_t mp, size_t nb, int slots)
+{
+    /* Pitches round rows up to 512 bytes; count that. */
+    size_t k = (size_t)p->k, row = 512;
+    size_t b = p->transb ? nb * tb_round_up(k * 4, row) : k * tb_round_up(nb * 4, row);
+    size_t a = p->transa ? k * tb_round_up(mp * 4, row) : mp * tb_round_up(k * 4, row);
+    size_t c = mp * tb_round_up(nb * 4, row);
+    return b + (size_t)slots * (a + c);
+}
+
+static int tb_make_plan(tb_lane *L, const tb_problem *p, tb_plan *pl)
+{
+    size_t m = (size_t)p->m, n = (size_t)p->n;
+    double work = (double)p->m * p->n * p->k;
+    /* Small products go in one piece: a panel's fixed costs would dominate. */
+    size_t panels = work < 256.0 * 1024 * 1024 ? 1 : work < 2e9 ? 4 : 8;
+    size_t mp = panels == 1 ? m : tb_round_up((m + panels - 1) / panels, 128);
+    if (mp > m)
+        mp = m;
+    size_t nb = n;
+    int slots = mp >= m ? 1 : TB_SLOTS;
+    /* Over the cap: thinner panels first (cheap), then narrower column
+     * blocks (each block sends A again), then thinner panels still. */
+    while (tb_plan_bytes(p, mp, nb, slots) > L->budget) {
+        if (mp > 512)
+            mp = tb_round_up(mp / 2, 128), slots = TB_SLOTS;
+        else if (nb > 256)
+            nb = tb_round_up(nb / 2, 128);
+        else if (mp > 64)
+            mp = tb_round_up(mp / 2, 64), slots = TB_SLOTS;
+        else
+            return -1;
+    }
+    pl->mp = mp;
+    pl->nb = nb;
+    return 0;
+}
+
+static float tb_span(tb_lane *L, int from, int to)
+{
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, L->mark[from], L->mark[to]) != cudaSuccess)
+        ms = 0.0f;
+    return ms;
+}
+
+/* The work of one call, under the lock. Returns the failed stage, with the
+ * CUDA error in *err and the final part of C in t->done_*. */
+static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cudaError_t *err)
 {
     const int reads_ab = p->k > 0 && p->alpha != 0.0f;
     const int reads_c = p->beta != 0.0f;
-    const size_t rows_a = p->transa ? p->k : p->m, cols_a = p->transa ? p->m : p->k;
-    const size_t rows_b = p->transb ? p->n : p->k, cols_b = p->transb ? p->k : p->n;
+    const size_t m = (size_t)p->m, n = (size_t)p->n, k = reads_ab ? (size_t)p->k : 0;
+    tb_plan pl;
     cudaError_t e = cudaSuccess;
 
-    /* Pitched buffers: A and B only when the product reads them. */
-    if (reads_ab) {
-        e = tb_buffer_fit(&tb_buf[0], rows_a, cols_a);
+    /* Plan within the memory cap, then size the buffers for it. */
+    if (tb_make_plan(L, p, &pl) != 0)
+        e = cudaErrorMemoryAllocation;
+    const int slots = pl.mp >= m ? 1 : TB_SLOTS;
+    if (e == cudaSuccess && tb_held(L) > tb_plan_bytes(p, pl.mp, pl.nb, slots) + L->budget / 2)
+        tb_buffers_free(L);   /* do not sit on far more than this call needs */
+    if (e == cudaSuccess && reads_ab)
+        e = p->transb ? tb_buffer_fit(&L->bbuf, pl.nb, k) : tb_buffer_fit(&L->bbuf, k, pl.nb);
+    for (int i = 0; i < slots && e == cudaSuccess; i++) {
+        if (reads_ab)
+            e = p->transa ? tb_buffer_fit(&L->slot[i].a, k, pl.mp) : tb_buffer_fit(&L->slot[i].a, pl.mp, k);
         if (e == cudaSuccess)
-            e = tb_buffer_fit(&tb_buf[1], rows_b, cols_b);
+            e = tb_buffer_fit(&L->slot[i].c, pl.mp, pl.nb);
     }
-    if (e == cudaSuccess)
-        e = tb_buffer_fit(&tb_buf[2], (size_t)p->m, (size_t)p->n);
+    if (e == cudaSuccess) {
+        /* Staging: an eighth of the call's traffic per buffer, 1 to 32 MiB. */
+        double traffic = 4.0 * ((double)m * k + (double)k * n + (reads_c ? 2.0 : 1.0) * m * n);
+        e = tb_stage_fit(L, traffic / 8 > (double)TB_STAGE_MAX_BYTES ? TB_STAGE_MAX_BYTES : (size_t)(traffic / 8));
+    }
     if ((*err = tb_inject(TB_STAGE_ALLOC, e)) != cudaSuccess)
         return TB_STAGE_ALLOC;
 
-    /* In: exactly the windows the product reads, from the caller's strides. */
-    cudaEventRecord(tb_ev[0], tb_stream);
-    if (reads_ab) {
-        e = tb_put(&tb_buf[0], p->A, p->lda, rows_a, cols_a);
-        if (e == cudaSuccess)
-            e = tb_put(&tb_buf[1], p->B, p->ldb, rows_b, cols_b);
-        t->bytes_h2d += (rows_a * cols_a + rows_b * cols_b) * sizeof(float);
-    }
-    if (e == cudaSuccess && reads_c) {
-        e = tb_put(&tb_buf[2], p->C, p->ldc, (size_t)p->m, (size_t)p->n);
-        t->bytes_h2d += (size_t)p->m * p->n * sizeof(float);
-    }
-    cudaEventRecord(tb_ev[1], tb_stream);
-    if ((*err = tb_inject(TB_STAGE_H2D, e)) != cudaSuccess)
-        return TB_STAGE_H2D;
-
-    tb_gemm_args g = {p->m, p->n, p->k, p->transa, p->transb, p->alpha, p->beta,
-                      tb_buf[0].ptr, tb_buf[0].pitch / sizeof(float),
-                      tb_buf[1].ptr, tb_buf[1].pitch / sizeof(float),
-                      tb_buf[2].ptr, tb_buf[2].pitch / sizeof(float)};
-    if (!reads_ab) {
-        g.A = g.B = NULL;
-        g.lda = g.ldb = 1;
-    }
-    const tb_kernel_info *kern = tb_choose_kernel(&g);
+    tb_gemm_args g0 = {0, 0, (int)k, p->transa, p->transb, p->alpha, p->beta,
+                       NULL, 1, NULL, 1, NULL, 1};
+    g0.m = (int)(pl.mp < m ? pl.mp : m);
+    g0.n = (int)(pl.nb < n ? pl.nb : n);
+    const tb_kernel_info *kern = tb_choose_kernel(&g0);
     t->kernel = kern->name;
-    if ((*err = tb_inject(TB_STAGE_LAUNCH, kern->launch(&g, tb_stream))) != cudaSuccess)
-        return TB_STAGE_LAUNCH;
-    cudaEventRecord(tb_ev[2], tb_stream);
-    /* The product must have succeeded before a single element of the
-     * caller's C is written. */
-    if ((*err = tb_inject(TB_STAGE_KERNEL, cudaStreamSynchronize(tb_stream))) != cudaSuccess)
-        return TB_STAGE_KERNEL;
+    t->done_cols = t->done_cols_end = t->done_rows = 0;
 
-    e = tb_inject(TB_STAGE_D2H, cudaSuccess);
-    if (e == cudaSuccess)
-        e = cudaMemcpy2DAsync(p->C, p->ldc * sizeof(float), tb_buf[2].ptr, tb_buf[2].pitch,
-                              (size_t)p->n * sizeof(float), (size_t)p->m,
-                              cudaMemcpyDeviceToHost, tb_stream);
-    cudaEventRecord(tb_ev[3], tb_stream);
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(tb_stream);
-    if ((*err = e) != cudaSuccess)
+    cudaEventRecord(L->mark[0], L->h2d);
+    int first_kernel = 1, first_out = 1, q = 0;
+    for (size_t j0 = 0; j0 < n; j0 += pl.nb) {
+        const size_t nb = n - j0 < pl.nb ? n - j0 : pl.nb;
+        /* The B block: the slots' kernels of the previous block must be done
+         * reading the old one first. */
+        for (int i = 0; i < slots && j0 > 0; i++)
+            cudaStreamWaitEvent(L->h2d, L->slot[i].k_done, 0);
+        if (reads_ab)
+            e = p->transb ? tb_upload(L, L->bbuf.ptr, L->bbuf.pitch, p->B + j0 * p->ldb, p->ldb, nb, k, &t->bytes_h2d)
+                          : tb_upload(L, L->bbuf.ptr, L->bbuf.pitch, p->B + j0, p->ldb, k, nb, &t->bytes_h2d);
+        if ((*err = tb_inject(TB_STAGE_H2D, e)) != cudaSuccess)
+            return TB_STAGE_H2D;
+
+        size_t out_next = 0;   /* first row of this block not yet downloaded */
+        for (size_t r0 = 0; r0 < m; r0 += pl.mp, q++) {
+            const size_t mp = m - r0 < pl.mp ? m - r0 : pl.mp;
+            tb_slot *sl = &L->slot[q % slots];
+            /* In: the slot's previous kernel and download must be done. */
+            cudaStreamWaitEvent(L->h2d, sl->k_done, 0);
+            cudaStreamWaitEvent(L->h2d, sl->out_done, 0);
+            if (reads_ab)
+                e = p->transa ? tb_upload(L, sl->a.ptr, sl->a.pitch, p->A + r0, p->lda, k, mp, &t->bytes_h2d)
+                              : tb_upload(L, sl->a.ptr, sl->a.pitch, p->A + r0 * p->lda, p->lda, mp, k, &t->bytes_h2d);
+            if (e == cudaSuccess && reads_c)
+                e = tb_upload(L, sl->c.ptr, sl->c.pitch, p->C + r0 * p->ldc + j0, p->ldc, mp, nb, &t->bytes_h2d);
+            if ((*err = tb_inject(TB_STAGE_H2D, e)) != cudaSuccess)
+                return TB_STAGE_H2D;
+            cudaEventRecord(sl->in_done, L->h2d);
+            cudaEventRecord(L->mark[5], L->h2d);   /* the last one recorded marks the end of input */
+
+            /* Compute this panel as soon as its inputs are there. */
+            cudaStreamWaitEvent(L->comp, sl->in_done, 0);
+            cudaStreamWaitEvent(L->comp, sl->out_done, 0);
+            tb_gemm_args g = g0;
+            g.m = (int)mp;
+            g.n = (int)nb;
+            g.A = sl->a.ptr; g.lda = sl->a.pitch / sizeof(float);
+            g.B = L->bbuf.ptr; g.ldb = L->bbuf.pitch / sizeof(float);
+            g.C = sl->c.ptr; g.ldc = sl->c.pitch / sizeof(float);
+            if (!reads_ab) {
+                g.A = g.B = NULL;
+                g.lda = g.ldb = 1;
+            }
+            if (first_kernel) {
+                cudaEventRecord(L->mark[1], L->comp);
+                first_kernel = 0;
+            }
+            if ((*err = tb_inject(TB_STAGE_LAUNCH, kern->launch(&g, L->comp))) != cudaSuccess)
+                return TB_STAGE_LAUNCH;
+            cudaEventRecord(sl->k_done, L->comp);
+            t->panels++;
+
+            /* Out: bring back the panel before this one (its kernel has had
+             * the time this panel's upload took), then, at the end of the
+             * block, this one. */
+            while (out_next < r0 + mp && (out_next + pl.mp <= r0 || r0 + mp >= m)) {
+                const size_t omp = m - out_next < pl.mp ? m - out_next : pl.mp;
+                tb_slot *os = &L->slot[(q - (r0 - out_next) / pl.mp) % slots];
+                if ((*err = tb_inject(TB_STAGE_KERNEL, cudaEventSynchronize(os->k_done))) != cudaSuccess)
+                    return TB_STAGE_KERNEL;
+                if (first_out) {
+                    cudaEventRecord(L->mark[3], L->d2h);
+                    first_out = 0;
+                }
+                e = out_next + omp >= m && j0 + nb >= n ? tb_inject(TB_STAGE_D2H, cudaSuccess) : cudaSuccess;
+                if (e == cudaSuccess)
+                    e = tb_download(L, p->C + out_next * p->ldc + j0, p->ldc, os->c.ptr, os->c.pitch,
+                                    omp, nb, &t->bytes_d2h);
+                if ((*err = e) != cudaSuccess)
+                    return TB_STAGE_D2H;
+                cudaEventRecord(os->out_done, L->d2h);
+                out_next += omp;
+                /* Rows [0, out_next) of this block are final now. */
+                t->done_cols_end = (int)(j0 + nb);
+                t->done_rows = (int)out_next;
+            }
+        }
+        t->done_cols = (int)(j0 + nb);
+        t->done_rows = 0;
+    }
+    cudaEventRecord(L->mark[2], L->comp);
+    cudaEventRecord(L->mark[4], L->d2h);
+    if ((e = cudaStreamSynchronize(L->d2h)) != cudaSuccess || (e = cudaStreamSynchronize(L->comp)) != cudaSuccess) {
+        *err = e;
         return TB_STAGE_D2H;
-    t->bytes_d2h = (size_t)p->m * p->n * sizeof(float);
-    t->h2d_s = tb_elapsed(0, 1) * 1e-3;
-    t->kernel_s = tb_elapsed(1, 2) * 1e-3;
-    t->d2h_s = tb_elapsed(2, 3) * 1e-3;
+    }
+    /* Spans from each stream's first to last work; they overlap. */
+    t->h2d_s = tb_span(L, 0, 5) * 1e-3;
+    t->kernel_s = tb_span(L, 1, 2) * 1e-3;
+    t->d2h_s = tb_span(L, 3, 4) * 1e-3;
     return TB_STAGE_NONE;
+}
+
+/* Takes a lane for this call (creating one if the setting allows more),
+ * waiting while all are busy. Under tb_gpu_lock. NULL if none can be had. */
+static tb_lane *tb_lane_take(void)
+{
+    for (;;) {
+        if (tb_gpu_state != TB_GPU_READY)
+            return NULL;
+        for (int i = 0; i < tb_nlanes; i++) {
+            tb_lane *L = &tb_lanes[i];
+            if (L->ready && !L->busy) {
+                L->busy = 1;
+                return L;
+            }
+            if (!L->ready) {
+                if (tb_lane_create(L) != cudaSuccess) {
+                    cudaGetLastError();
+                    tb_nlanes = i;   /* use the lanes we have */
+                    break;
+                }
+                L->busy = 1;
+                return L;
+            }
+        }
+        pthread_cond_wait(&tb_lane_free, &tb_gpu_lock);
+    }
 }
 
 tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t)
@@ -252,20 +615,44 @@ tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t)
     if (tb_gpu_in_child)
         return TB_STAGE_INIT;
     pthread_mutex_lock(&tb_gpu_lock);
-    if (tb_gpu_state != TB_GPU_READY) {
-        pthread_mutex_unlock(&tb_gpu_lock);
+    tb_lane *L = tb_lane_take();
+    pthread_mutex_unlock(&tb_gpu_lock);
+    if (!L)
         return TB_STAGE_INIT;
-    }
-    cudaError_t err = cudaSuccess;
+
+    /* The current device is per host thread in CUDA: name it every time. */
+    cudaError_t err = cudaSetDevice(tb_settings_get()->device);
     tb_fault_hit = 0;
-    tb_stage failed = tb_gpu_run(p, t, &err);
+    tb_stage failed = err == cudaSuccess ? tb_gpu_run(L, p, t, &err) : TB_STAGE_INIT;
+    if (failed == TB_STAGE_ALLOC && !tb_fault_hit) {
+        /* Someone else may hold the memory: give ours back, plan again
+         * within what is free now, once. */
+        size_t free_b = 0, total_b = 0;
+        tb_buffers_free(L);
+        cudaGetLastError();
+        if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && free_b / 10 * 8 < L->budget) {
+            L->budget = free_b / 10 * 8;
+            memset(t, 0, sizeof *t);
+            failed = tb_gpu_run(L, p, t, &err);
+        }
+    }
+    if (failed != TB_STAGE_NONE) {
+        /* Let queued work drain (or fail) before anything is reused. */
+        cudaStreamSynchronize(L->h2d);
+        cudaStreamSynchronize(L->comp);
+        cudaStreamSynchronize(L->d2h);
+        cudaGetLastError();   /* clear a non-sticky error */
+        if (failed == TB_STAGE_ALLOC)
+            tb_buffers_free(L);   /* give the memory back; a smaller call may fit */
+    }
+
+    pthread_mutex_lock(&tb_gpu_lock);
+    L->busy = 0;
+    pthread_cond_broadcast(&tb_lane_free);
     if (failed == TB_STAGE_NONE) {
         tb_gpu_failures = 0;
     } else {
-        cudaGetLastError();   /* clear a non-sticky error */
-        if (failed == TB_STAGE_ALLOC)
-            tb_buffers_free();   /* give the memory back; a smaller call may fit */
-        tb_warn_once(TB_ONCE_STAGE + failed, "GPU %s failed (%s); the call ran on the CPU BLAS",
+        tb_warn_once(TB_ONCE_STAGE + failed, "GPU %s failed (%s); the call was completed on the CPU BLAS",
                      tb_stage_name(failed), tb_fault_hit ? "injected by " TB_ENV_FAULT
                                                          : cudaGetErrorString(err));
         if (!tb_fault_hit && !tb_recoverable(err)) {
@@ -282,11 +669,25 @@ tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t)
     return failed;
 }
 
+int tb_gpu_memory(size_t *held, size_t *free_b)
+{
+    *held = *free_b = 0;
+    if (tb_gpu_in_child || __atomic_load_n(&tb_gpu_state, __ATOMIC_ACQUIRE) != TB_GPU_READY)
+        return -1;
+    size_t total = 0;
+    pthread_mutex_lock(&tb_gpu_lock);
+    for (int i = 0; i < tb_nlanes; i++)
+        if (tb_lanes[i].ready && !tb_lanes[i].busy)
+            *held += tb_held(&tb_lanes[i]);
+    pthread_mutex_unlock(&tb_gpu_lock);
+    return cudaMemGetInfo(free_b, &total) == cudaSuccess ? 0 : -1;
+}
+
 int tb_gpu_describe(char *buf, size_t len)
 {
     const char *why;
     if (!tb_gpu_available(&why)) {
-        snprintf(buf, len, "none (%s)", why);
+        snprintf(buf, len, "none (%s: %s)", why, tb_gpu_detail());
         return 0;
     }
     struct cudaDeviceProp prop;

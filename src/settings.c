@@ -11,22 +11,24 @@
 #include <string.h>
 #include <strings.h>
 
-/* Auto mode never considers the GPU below this m*n*k: on the H200 machine a
- * forced-GPU 256^3 call already beat OpenBLAS (0.12 ms against 0.25 ms), so
- * the floor sits below that and the cost model (costmodel.c) decides above. */
-#define TB_DEFAULT_THRESHOLD (128.0 * 128.0 * 128.0)
+/* Auto mode never considers the GPU below this m*n*k. On the H200 machine a
+ * forced-GPU 256^3 call was a coin toss against OpenBLAS (0.12-0.17 ms
+ * against 0.10-0.17 ms) and 512^3 a small win (0.38-0.46 ms against
+ * 0.42-0.49 ms): the floor sits between, and the cost model (costmodel.c)
+ * decides above it. */
+#define TB_DEFAULT_THRESHOLD (384.0 * 384.0 * 384.0)
 
 static tb_settings tb_s;
 static pthread_once_t tb_s_once = PTHREAD_ONCE_INIT;
 
 /* Bad values are collected while parsing and reported after, because the
  * logger itself reads the settings. */
-static char tb_s_bad[4][160];
+static char tb_s_bad[8][160];
 static int tb_s_nbad;
 
 static void tb_bad(const char *var, const char *val, const char *want)
 {
-    if (tb_s_nbad < 4)
+    if (tb_s_nbad < 8)
         snprintf(tb_s_bad[tb_s_nbad++], sizeof tb_s_bad[0],
                  "%s='%.40s' is not %s; using the default", var, val, want);
 }
@@ -123,6 +125,31 @@ static unsigned tb_parse_scope(const char *var)
     return scope;
 }
 
+/* A byte count with an optional K, M, G or T suffix (powers of 1024). */
+static double tb_parse_bytes(const char *var, double def)
+{
+    const char *v = tb_env(var);
+    if (!v)
+        return def;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    double unit = 1.0;
+    switch (*end) {
+    case 'k': case 'K': unit = 1024.0; end++; break;
+    case 'm': case 'M': unit = 1048576.0; end++; break;
+    case 'g': case 'G': unit = 1073741824.0; end++; break;
+    case 't': case 'T': unit = 1099511627776.0; end++; break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (errno || end == v || *end || !isfinite(x) || x <= 0.0) {
+        tb_bad(var, v, "a size in bytes, e.g. 512M or 8G");
+        return def;
+    }
+    return x * unit;
+}
+
 static void tb_settings_parse(void)
 {
     static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
@@ -142,6 +169,10 @@ static void tb_settings_parse(void)
     tb_s.trace = tb_env(TB_ENV_TRACE);
     tb_s.verify_every = tb_parse_long(TB_ENV_VERIFY_EVERY, 1, 1000000000L, 1);
     tb_s.scope = tb_parse_scope(TB_ENV_SCOPE);
+    tb_s.device_memory = tb_parse_bytes(TB_ENV_DEVICE_MEMORY, 0.0);
+    tb_s.copy_threads = (int)tb_parse_long(TB_ENV_COPY_THREADS, 1, 32, 0);
+    tb_s.lanes = (int)tb_parse_long(TB_ENV_STREAMS, 1, 8, 2);
+    tb_s.accounting = tb_s.verbose >= 2 || tb_s.stats || tb_s.trace || tb_s.mode == TB_MODE_VERIFY;
 }
 
 const tb_settings *tb_settings_get(void)

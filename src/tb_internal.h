@@ -28,6 +28,9 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 #define TB_ENV_TRACE         "TILEDBLAS_TRACE"
 #define TB_ENV_VERIFY_EVERY  "TILEDBLAS_VERIFY_EVERY"
 #define TB_ENV_SCOPE         "TILEDBLAS_SCOPE"
+#define TB_ENV_DEVICE_MEMORY "TILEDBLAS_DEVICE_MEMORY"
+#define TB_ENV_COPY_THREADS  "TILEDBLAS_COPY_THREADS"
+#define TB_ENV_STREAMS       "TILEDBLAS_STREAMS"
 
 /* verify: GPU-eligible calls run on both; the caller gets the CPU result. */
 typedef enum { TB_MODE_AUTO, TB_MODE_GPU, TB_MODE_CPU, TB_MODE_VERIFY } tb_mode;
@@ -51,6 +54,10 @@ typedef struct tb_settings {
     const char *trace;         /* NULL: off; else a JSON Lines file             */
     long verify_every;         /* verify mode: compare every Nth eligible call  */
     unsigned scope;            /* TB_SCOPE_* bits: what may go to the GPU       */
+    double device_memory;      /* bytes of device memory we may hold; 0: 80% free */
+    int copy_threads;          /* host threads packing transfers; 0: min(cores,16) */
+    int accounting;            /* anything to do after a call: lines, stats, trace, verify */
+    int lanes;                 /* calls that may be on the GPU at once          */
 } tb_settings;
 
 /* TILEDBLAS_SCOPE: within each group, the bits set are the ones allowed. */
@@ -123,9 +130,15 @@ TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
 
 /* What the GPU side measured of one call. */
 typedef struct tb_gpu_times {
-    double h2d_s, kernel_s, d2h_s;
+    double h2d_s, kernel_s, d2h_s;   /* spans on each stream; they overlap   */
     uint64_t bytes_h2d, bytes_d2h;
     const char *kernel;
+    int panels;                      /* pieces the product was streamed in   */
+    /* After a failure, what of C is already final (written after its kernel
+     * succeeded): all rows of columns [0, done_cols), and rows [0, done_rows)
+     * of columns [done_cols, done_cols_end). The rest still holds the
+     * caller's C and is completed on the CPU. */
+    int done_cols, done_cols_end, done_rows;
 } tb_gpu_times;
 
 /* What accounting sees of one finished call. */
@@ -143,6 +156,7 @@ typedef struct tb_record {
     double t_start, seconds;            /* wall clock of the whole call       */
     const tb_gpu_times *gpu;            /* NULL unless the GPU ran            */
     const tb_verify_result *verify;     /* NULL unless the call was compared  */
+    double pred_cpu_s, pred_gpu_s;      /* the cost model's times, 0 if unused */
 } tb_record;
 
 /* Functions in account.c: the decision line, statistics, trace. */
@@ -155,7 +169,26 @@ TB_HIDDEN void tb_account(const tb_record *r);
 TB_HIDDEN int tb_verify_call(const tb_call *c, const tb_problem *p,
                              tb_gpu_times *t, tb_verify_result *v);
 
+/* The shim's fast path for small calls (shim/sgemm.c): once the first call
+ * has resolved everything, a call with m*n*k below `below` that nobody
+ * accounts for goes straight to `real`, with no other work at all. */
+typedef void (*tb_cblas_fn)(int, int, int, int, int, int, float, const float *, int,
+                            const float *, int, float, float *, int);
+typedef struct tb_fastpath {
+    tb_cblas_fn real;          /* NULL until armed */
+    double below;
+} tb_fastpath;
+extern tb_fastpath tb_fast TB_HIDDEN;
+/* Arms tb_fast when the settings allow it (dispatch.c, on the first call). */
+TB_HIDDEN void tb_fastpath_arm(void);
+/* The real cblas_sgemm, or NULL (realblas.c). */
+TB_HIDDEN tb_cblas_fn tb_real_cblas(void);
+
 /* Functions in dispatch.c */
+/* The process is exiting (a destructor is writing the report): calls that
+ * arrive from other threads from now on wait, for up to ten seconds, rather
+ * than run into libraries that are being finalised. */
+TB_HIDDEN void tb_exit_begin(void);
 TB_HIDDEN int tb_call_is_legal(const tb_call *c);
 TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
@@ -168,12 +201,17 @@ TB_HIDDEN void tb_sgemm_dispatch(const tb_call *c);
  * 0 when it is unavailable, with *why set. */
 TB_HIDDEN int tb_gpu_available(const char **why);
 /* Runs the product on the GPU. Returns TB_STAGE_NONE on success, with C
- * written; otherwise the stage that failed, with C untouched. */
+ * written; otherwise the stage that failed, and t->done_* say which part of
+ * C is already final (none of it, unless the failure came while results
+ * were streaming back); the rest of C is untouched. */
 TB_HIDDEN tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t);
 /* Why the GPU path is unavailable, in words (e.g. the CUDA error). */
 TB_HIDDEN const char *tb_gpu_detail(void);
 /* Called in a child after fork(). */
 TB_HIDDEN void tb_gpu_forked_child(void);
+/* Device bytes held in idle lanes' buffers and free on the device; -1 when
+ * CUDA has not started. */
+TB_HIDDEN int tb_gpu_memory(size_t *held, size_t *free_b);
 /* Device name etc. for info; returns 0 when no device. */
 TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
 
@@ -184,8 +222,18 @@ TB_HIDDEN int tb_inside_real_blas(void);
 /* Forwards the call, unchanged, to the real BLAS: cblas_sgemm or sgemm_,
  * whichever the caller called. */
 TB_HIDDEN void tb_forward(const tb_call *c);
+/* Runs a row-major problem (or part of one) on the real BLAS. */
+TB_HIDDEN void tb_forward_problem(const tb_problem *p);
 /* Name of the library the real BLAS came from, for info/stats. */
 TB_HIDDEN const char *tb_real_blas_path(void);
+
+/* ---- Functions in pool.c: worker threads for host-side copies ---- */
+typedef void (*tb_pool_fn)(void *arg, int part, int parts);
+/* Runs fn(arg, i, parts) for i in 0..parts-1 on the pool and the caller;
+ * returns when all parts are done. */
+TB_HIDDEN void tb_pool_run(tb_pool_fn fn, void *arg, int parts);
+/* Threads that work on a job, the caller included (starts the pool). */
+TB_HIDDEN int tb_pool_size(void);
 
 /* ---- Functions in util.c ---- */
 TB_HIDDEN double tb_now(void);        /* monotonic seconds */

@@ -1,0 +1,132 @@
+/* src/pool.c - a small pool of worker threads that split one job into parts
+ * (packing rows into pinned staging memory, unpacking results). Started on
+ * first use by the GPU path, never at load; the calling thread does a part
+ * too. Jobs come in bursts during a call, so an idle worker spins briefly
+ * before it sleeps: waking a sleeping thread costs more than a part. One job
+ * at a time; concurrent callers take turns. */
+#define _GNU_SOURCE
+#include "tb_internal.h"
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+enum { TB_POOL_MAX = 32, TB_SPIN = 20000 /* ~100 us of pause instructions */ };
+
+/* The one job. A worker that arrives late may still take a part: `next`
+ * is parked far above any part count while the fields change (far below
+ * INT_MAX, so late increments cannot wrap), and a part is taken by one
+ * fetch-and-add on `next` before the fields are read. */
+#define TB_PARKED (1 << 30)
+static struct {
+    tb_pool_fn fn;
+    void *arg;
+    int parts;
+    int next;       /* next part to take */
+    int left;       /* parts not finished */
+} tb_job = {NULL, NULL, 0, TB_PARKED, 0};
+
+static pthread_mutex_t tb_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t tb_pool_job_mu = PTHREAD_MUTEX_INITIALIZER;   /* one job at a time */
+static pthread_cond_t tb_pool_go = PTHREAD_COND_INITIALIZER;
+static unsigned long tb_pool_gen;     /* bumped for every job */
+static int tb_pool_threads = -1;      /* -1: not started */
+
+static inline void tb_pause(void) { __builtin_ia32_pause(); }
+
+/* Takes parts of the current job until none are left. */
+static void tb_pool_work(void)
+{
+    for (;;) {
+        int part = __atomic_fetch_add(&tb_job.next, 1, __ATOMIC_ACQ_REL);
+        if (part >= __atomic_load_n(&tb_job.parts, __ATOMIC_ACQUIRE))
+            return;
+        tb_job.fn(tb_job.arg, part, tb_job.parts);
+        __atomic_fetch_sub(&tb_job.left, 1, __ATOMIC_RELEASE);
+    }
+}
+
+static void *tb_pool_main(void *unused)
+{
+    (void)unused;
+    unsigned long seen = __atomic_load_n(&tb_pool_gen, __ATOMIC_ACQUIRE);
+    for (;;) {
+        int spins = 0;
+        unsigned long g;
+        while ((g = __atomic_load_n(&tb_pool_gen, __ATOMIC_ACQUIRE)) == seen) {
+            if (++spins < TB_SPIN) {
+                tb_pause();
+                continue;
+            }
+            pthread_mutex_lock(&tb_pool_mu);
+            while (__atomic_load_n(&tb_pool_gen, __ATOMIC_ACQUIRE) == seen)
+                pthread_cond_wait(&tb_pool_go, &tb_pool_mu);
+            pthread_mutex_unlock(&tb_pool_mu);
+        }
+        seen = g;
+        tb_pool_work();
+    }
+    return NULL;
+}
+
+static void tb_pool_start(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int want = tb_settings_get()->copy_threads;
+    if (want <= 0)
+        want = cores > 16 ? 16 : (int)cores;
+    if (want > TB_POOL_MAX)
+        want = TB_POOL_MAX;
+    tb_pool_threads = 0;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* The caller works too, so want - 1 helpers. Failure to start one only
+     * means fewer. Signals stay with the program's own threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (int i = 0; i < want - 1; i++) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, tb_pool_main, NULL) == 0)
+            tb_pool_threads++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+int tb_pool_size(void)
+{
+    pthread_mutex_lock(&tb_pool_mu);
+    if (tb_pool_threads < 0)
+        tb_pool_start();
+    int n = tb_pool_threads + 1;
+    pthread_mutex_unlock(&tb_pool_mu);
+    return n;
+}
+
+void tb_pool_run(tb_pool_fn fn, void *arg, int parts)
+{
+    if (parts <= 1) {
+        fn(arg, 0, 1);
+        return;
+    }
+    /* Calls on two GPU lanes may both copy: their jobs take turns. */
+    pthread_mutex_lock(&tb_pool_job_mu);
+    pthread_mutex_lock(&tb_pool_mu);
+    if (tb_pool_threads < 0)
+        tb_pool_start();
+    __atomic_store_n(&tb_job.next, TB_PARKED, __ATOMIC_RELEASE);
+    tb_job.fn = fn;
+    tb_job.arg = arg;
+    __atomic_store_n(&tb_job.parts, parts, __ATOMIC_RELEASE);
+    __atomic_store_n(&tb_job.left, parts, __ATOMIC_RELEASE);
+    __atomic_store_n(&tb_job.next, 0, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&tb_pool_gen, 1, __ATOMIC_ACQ_REL);
+    pthread_cond_broadcast(&tb_pool_go);
+    pthread_mutex_unlock(&tb_pool_mu);
+    tb_pool_work();
+    while (__atomic_load_n(&tb_job.left, __ATOMIC_ACQUIRE) > 0)
+        tb_pause();
+    pthread_mutex_unlock(&tb_pool_job_mu);
+}
