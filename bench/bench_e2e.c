@@ -2,7 +2,10 @@
  * host arrays in and out, through libtiledblas against OpenBLAS in the same
  * process, plus the kernel alone on device buffers, and the error of each
  * against float64 (the seed articles' max / average error and GFLOPS).
- * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK,...] */
+ * With --peer NAME, the Fortran sgemm_ that the process sees (another
+ * preload's, e.g. NVBLAS's) is timed too, in a column of that name.
+ * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK,...]
+ *                  [--peer NAME] */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -11,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                          const float *, int, float, float *, int);
+typedef void (*fsgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                          const float *, const float *, const int *, const float *, const int *,
+                          const float *, float *, const int *, size_t, size_t);
 typedef int (*dev_fn)(char, char, int, int, int, float, const float *, int, const float *, int,
                       float, float *, int, void *);
 
@@ -81,13 +88,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK,...] [--reps R]\n");
         return 2;
     }
-    char list[1024] = "1024,2048,4096,8192";
+    char list[2048] = "1024,2048,4096,8192";
+    const char *peer = NULL;
     int reps = 5;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             snprintf(list, sizeof list, "%s", argv[++i]);
         } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             snprintf(list, sizeof list, "%s", argv[++i]);
+        } else if (!strcmp(argv[i], "--peer") && i + 1 < argc) {
+            peer = argv[++i];
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else {
@@ -110,6 +120,11 @@ int main(int argc, char **argv)
     char *(*corename)(void) = (char *(*)(void))dlsym(ob, "openblas_get_corename");
     int (*nthreads)(void) = (int (*)(void))dlsym(ob, "openblas_get_num_threads");
     const char *mode = getenv("TILEDBLAS_MODE");
+    fsgemm_fn peer_fn = peer ? (fsgemm_fn)dlsym(RTLD_DEFAULT, "sgemm_") : NULL;
+    if (peer && !peer_fn) {
+        fprintf(stderr, "bench_e2e: --peer %s: no sgemm_ in the process\n", peer);
+        return 1;
+    }
 
     int ngpu = 0;
     struct cudaDeviceProp prop;
@@ -118,8 +133,11 @@ int main(int argc, char **argv)
     printf("OpenBLAS core %s, %d threads; shim mode %s; GPU %s\n",
            corename ? corename() : "?", nthreads ? nthreads() : 0, mode ? mode : "auto",
            have_gpu ? prop.name : "none");
-    printf("%-18s %11s %11s %8s %11s %9s %10s %10s %10s\n", "m x n x k", "OpenBLAS ms",
+    printf("%-18s %11s %11s %8s %11s %9s %10s %10s %10s", "m x n x k", "OpenBLAS ms",
            "shim ms", "speedup", "kernel ms", "kern TF/s", "max err", "avg err", "rel fro");
+    if (peer)
+        printf(" %9s ms %8s", peer, "shim/peer");
+    printf("\n");
 
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         int m, n, k;
@@ -142,6 +160,9 @@ int main(int argc, char **argv)
             t[i] = now() - t0;
         }
         t_ob = median(t, r);
+        /* OpenBLAS's threads spin for a while after a call; let them sleep
+         * so that they do not compete with the shim's copy threads. */
+        usleep(300000);
         shim(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);        /* warm-up: CUDA starts */
         for (int i = 0; i < r; i++) {
             double t0 = now();
@@ -178,13 +199,27 @@ int main(int argc, char **argv)
             }
             cudaGetLastError();
         }
-        double mx, avg, fro;
+        double mx, avg, fro, t_peer = NAN;
         error_vs_f64(A, B, C, m, n, k, 256, &mx, &avg, &fro);
+        if (peer_fn) {
+            /* Row-major C = A B is column-major C^T = B^T A^T. */
+            float one = 1.0f, zero = 0.0f;
+            peer_fn("N", "N", &n, &m, &k, &one, B, &n, A, &k, &zero, C2, &n, 1, 1);
+            for (int i = 0; i < r; i++) {
+                double t0 = now();
+                peer_fn("N", "N", &n, &m, &k, &one, B, &n, A, &k, &zero, C2, &n, 1, 1);
+                t[i] = now() - t0;
+            }
+            t_peer = median(t, r);
+        }
         char shape[40];
         snprintf(shape, sizeof shape, "%dx%dx%d", m, n, k);
-        printf("%-18s %11.3f %11.3f %7.2fx %11.3f %9.2f %10.2e %10.2e %10.2e\n", shape,
+        printf("%-18s %11.3f %11.3f %7.2fx %11.3f %9.2f %10.2e %10.2e %10.2e", shape,
                t_ob * 1e3, t_shim * 1e3, t_ob / t_shim, t_kern * 1e3, flop / t_kern * 1e-12,
                mx, avg, fro);
+        if (peer_fn)
+            printf(" %12.3f %8.2fx", t_peer * 1e3, t_peer / t_shim);
+        printf("\n");
         fflush(stdout);
         free(A); free(B); free(C); free(C2);
     }
