@@ -4,16 +4,16 @@
  * measured on the H200 machine (README "How the GPU/CPU decision is made"). */
 #include "tb_internal.h"
 
-/* Measured with scripts/gpu_check.sh on the H200 machine (bench_e2e,
- * OpenBLAS 0.3.21 SkylakeX on 16 threads, the tf32x3 kernel, transfers
- * staged through pinned memory by 16 threads). */
+/* Measured with scripts/gpu_check.sh on the H200 machine (bench_e2e and
+ * its 40-shape sweep, OpenBLAS 0.3.21 SkylakeX on 16 threads, the tf32x3
+ * kernel, transfers staged through pinned memory by the copy threads). */
 static const tb_rates tb_default_rates = {
     .cpu_flops = 1.0e12,      /* OpenBLAS sgemm, 16 threads (1024..16384)    */
     .cpu_fixed_s = 70e-6,     /* its per-call cost on many threads (256^3)   */
     .cpu_core_flops = 135e9,  /* one core: small calls run single-threaded   */
     .gpu_flops = 42e12,       /* the default kernel at 4096..16384           */
-    .h2d_bps = 22e9,          /* pageable -> pinned staging -> device, as     */
-    .d2h_bps = 15e9,          /* the trace of 4096^3 calls shows it, waits in */
+    .h2d_bps = 25e9,          /* pageable -> pinned staging -> device, and    */
+    .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
     .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
 };
 
@@ -39,7 +39,12 @@ void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
     *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + (stream > compute ? stream : compute) +
              (panels > 1.0 ? c_out / panels / r->d2h_bps : 0.0);
     /* OpenBLAS runs small calls on one core and large ones on all of them;
-     * it is about as fast as the better of the two. */
-    double one_core = flop / r->cpu_core_flops, all_cores = r->cpu_fixed_s + flop / r->cpu_flops;
+     * it is about as fast as the better of the two. On all cores it slows
+     * down when C is thin: in the 40-shape sweep 64x4096x4096 took 5.2 ms,
+     * 100000x64x64 8.1 ms and 128x128x100000 13.7 ms, 2-9 times what their
+     * flops at 1 TFLOP/s say; scaling by min(m, n) / 256 follows that. */
+    double thin = (m < n ? m : n) / 256.0;
+    double one_core = flop / r->cpu_core_flops;
+    double all_cores = r->cpu_fixed_s + flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     *cpu_s = one_core < all_cores ? one_core : all_cores;
 }
