@@ -83,7 +83,10 @@ threads)
         || fail "16 threads: $(tail -3 "$tmp/out")"
     TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 640 --threads 64 --rownn --max-dim 40 >"$tmp/out" 2>&1 \
         || fail "64 threads: $(tail -3 "$tmp/out")"
-    pass "16 and 64 concurrent callers right" ;;
+    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 640 --threads 32 --openmp --api mixed \
+        >"$tmp/out" 2>&1 || fail "32 OpenMP threads: $(tail -3 "$tmp/out")"
+    grep -q "on 32 OpenMP thread" "$tmp/out" || fail "the OpenMP run did not happen: $(cat "$tmp/out")"
+    pass "16 and 64 POSIX threads and 32 OpenMP threads calling at once: all right" ;;
 fork)
     TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 60 --fork >"$tmp/out" 2>&1 \
         || fail "around fork: $(tail -3 "$tmp/out")"

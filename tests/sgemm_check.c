@@ -20,6 +20,7 @@
 typedef struct opts {
     int calls, threads, max_dim, min_dim, do_fork, only_rownn;
     int api;                   /* 0 cblas_sgemm, 1 Fortran sgemm_, 2 a mix */
+    int openmp;                /* threads from an OpenMP parallel loop, not pthreads */
     unsigned seed;
 } opts;
 
@@ -152,6 +153,18 @@ static void *run_worker(void *arg)
 /* Runs o->calls calls on o->threads threads; returns the failures. */
 static int run_calls(const opts *o, int *done)
 {
+#ifdef _OPENMP
+    if (o->openmp) {
+        int failed = 0;
+        #pragma omp parallel for num_threads(o->threads) schedule(dynamic) reduction(+:failed)
+        for (int i = 0; i < o->calls; i++) {
+            uint64_t s = o->seed * 1000003ull + 7919ull * (uint64_t)i;
+            failed += one_call(&s, o, i);
+        }
+        *done = o->calls;
+        return failed;
+    }
+#endif
     int t = o->threads < 1 ? 1 : o->threads;
     pthread_t th[256];
     worker w[256];
@@ -172,12 +185,12 @@ static int run_calls(const opts *o, int *done)
 static void usage(void)
 {
     fprintf(stderr, "usage: sgemm_check [--calls N] [--threads T] [--seed S] [--min-dim D] "
-                    "[--max-dim D] [--rownn] [--fork] [--api cblas|fortran|mixed]\n");
+                    "[--max-dim D] [--rownn] [--fork] [--openmp] [--api cblas|fortran|mixed]\n");
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {300, 1, 70, 0, 0, 0, 0, 42};
+    opts o = {300, 1, 70, 0, 0, 0, 0, 0, 42};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--calls") && v) o.calls = atoi(argv[++i]);
@@ -187,6 +200,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--min-dim") && v) o.min_dim = atoi(argv[++i]);
         else if (!strcmp(a, "--rownn")) o.only_rownn = 1;
         else if (!strcmp(a, "--fork")) o.do_fork = 1;
+        else if (!strcmp(a, "--openmp")) o.openmp = 1;
         else if (!strcmp(a, "--api") && v) {
             const char *w = argv[++i];
             o.api = !strcmp(w, "fortran") ? 1 : !strcmp(w, "mixed") ? 2 : !strcmp(w, "cblas") ? 0 : -1;
@@ -220,9 +234,9 @@ int main(int argc, char **argv)
         failed += run_calls(&o, &again);
         done += again;
     }
-    printf("sgemm_check: %d calls (%s) on %d thread(s)%s\n", done,
+    printf("sgemm_check: %d calls (%s) on %d %s thread(s)%s\n", done,
            o.api == 0 ? "cblas_sgemm" : o.api == 1 ? "sgemm_" : "cblas_sgemm and sgemm_",
-           o.threads, o.do_fork ? ", with fork" : "");
+           o.threads, o.openmp ? "OpenMP" : "POSIX", o.do_fork ? ", with fork" : "");
     printf("%d passed, %d failed\n", done - failed, failed);
     return failed ? 1 : 0;
 }

@@ -143,5 +143,9 @@ int tb_cmd_animate(int argc, char **argv);
  * with gnuplot; the terminal follows out_path's extension (.png, .svg).
  * Returns 0, or -1 with a "tiledblas: " message on stderr. */
 int tb_plot_csv(const char *csv_path, const char *out_path, const char *title);
+/* A bar chart of n labelled values (e.g. the wall time of each `ab` run),
+ * PNG or SVG by out_path's extension. Returns 0, or -1 with a message. */
+int tb_plot_bars(const char *out_path, const char *title, const char *ylabel, int n,
+                 const char *const *labels, const double *values);
 
 #endif

@@ -152,7 +152,9 @@ static void tb_write_script(FILE *g, const tb_plot_data *d, const char *out, int
     fprintf(g, "\nset output\nquit\n");
 }
 
-int tb_plot_csv(const char *csv_path, const char *out_path, const char *title)
+/* The terminal for out_path (.png or .svg), or -1 with a message; also
+ * refuses names gnuplot could misread and a missing gnuplot. */
+static int tb_plot_target(const char *out_path)
 {
     const char *ext = strrchr(out_path, '.');
     int svg;
@@ -173,12 +175,13 @@ int tb_plot_csv(const char *csv_path, const char *out_path, const char *title)
         fprintf(stderr, "tiledblas: plot: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n");
         return -1;
     }
-    tb_plot_data d;
-    memset(&d, 0, sizeof d);
-    if (tb_read_csv(csv_path, &d) != 0) {
-        free(d.pts);
-        return -1;
-    }
+    return svg;
+}
+
+/* Pipes the script that write() produces into gnuplot and checks that the
+ * picture came out. */
+static int tb_plot_run(const char *out_path, void (*write)(FILE *, const void *), const void *arg)
+{
     /* gnuplot may die early; a write to its pipe must not kill us. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, old;
     sigemptyset(&ign.sa_mask);
@@ -188,12 +191,11 @@ int tb_plot_csv(const char *csv_path, const char *out_path, const char *title)
     FILE *g = popen("gnuplot", "w");
     int rc = -1;
     if (g) {
-        tb_write_script(g, &d, out_path, svg, title);
+        write(g, arg);
         int st = pclose(g);
         rc = (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 0 : -1;
     }
     sigaction(SIGPIPE, &old, NULL);
-    free(d.pts);
     FILE *chk = rc == 0 ? fopen(out_path, "rb") : NULL;
     if (chk) {
         fseek(chk, 0, SEEK_END);
@@ -206,4 +208,70 @@ int tb_plot_csv(const char *csv_path, const char *out_path, const char *title)
     if (rc != 0)
         fprintf(stderr, "tiledblas: plot: gnuplot failed to write %s\n", out_path);
     return rc;
+}
+
+typedef struct tb_csv_job { const tb_plot_data *d; const char *out, *title; int svg; } tb_csv_job;
+
+static void tb_csv_script(FILE *g, const void *arg)
+{
+    const tb_csv_job *j = arg;
+    tb_write_script(g, j->d, j->out, j->svg, j->title);
+}
+
+int tb_plot_csv(const char *csv_path, const char *out_path, const char *title)
+{
+    int svg = tb_plot_target(out_path);
+    if (svg < 0)
+        return -1;
+    tb_plot_data d;
+    memset(&d, 0, sizeof d);
+    if (tb_read_csv(csv_path, &d) != 0) {
+        free(d.pts);
+        return -1;
+    }
+    tb_csv_job j = {&d, out_path, title, svg};
+    int rc = tb_plot_run(out_path, tb_csv_script, &j);
+    free(d.pts);
+    return rc;
+}
+
+typedef struct tb_bars_job {
+    const char *out, *title, *ylabel;
+    int n, svg;
+    const char *const *labels;
+    const double *values;
+} tb_bars_job;
+
+static void tb_bars_script(FILE *g, const void *arg)
+{
+    const tb_bars_job *j = arg;
+    char t[160], o[1024], y[96], l[64];
+    tb_clean_name(t, sizeof t, j->title);
+    tb_clean_name(o, sizeof o, j->out);
+    tb_clean_name(y, sizeof y, j->ylabel);
+    if (j->svg)
+        fprintf(g, "set terminal svg size 720,440 dynamic enhanced font 'DejaVu Sans,12' background rgb 'white'\n");
+    else
+        fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                   "  set terminal pngcairo size 720,440 enhanced font 'DejaVu Sans,11'\n"
+                   "} else {\n  set terminal png size 720,440\n}\n");
+    fprintf(g, "set output \"%s\"\nset title \"%s\" noenhanced\nset ylabel \"%s\" noenhanced\n"
+               "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset grid ytics\n"
+               "set yrange [0:*]\nset key off\nset xtics noenhanced\n$bars << EOD\n", o, t, y);
+    for (int i = 0; i < j->n; i++) {
+        tb_clean_name(l, sizeof l, j->labels[i]);
+        fprintf(g, "%d \"%s\" %.17g\n", i, l, j->values[i]);
+    }
+    fprintf(g, "EOD\nplot $bars using 1:3:xtic(2) with boxes lc rgb '#3b7dd8', "
+               "'' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.8\nset output\nquit\n");
+}
+
+int tb_plot_bars(const char *out_path, const char *title, const char *ylabel, int n,
+                 const char *const *labels, const double *values)
+{
+    int svg = tb_plot_target(out_path);
+    if (svg < 0)
+        return -1;
+    tb_bars_job j = {out_path, title, ylabel, n, svg, labels, values};
+    return tb_plot_run(out_path, tb_bars_script, &j);
 }

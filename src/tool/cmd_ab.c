@@ -4,6 +4,9 @@
  * call broke the fp32 bound or a run failed. CMD's output goes to a log. */
 #define _GNU_SOURCE
 #include "tool.h"
+#ifdef TB_HAVE_ANIMATE
+#include "animate.h"
+#endif
 #include "tiledblas.h"
 #include <errno.h>
 #include <stdio.h>
@@ -12,14 +15,15 @@
 #include <unistd.h>
 
 static const char tb_ab_usage[] =
-    "usage: tiledblas ab [--runs N] [--log FILE] [--] CMD [ARGS...]\n"
+    "usage: tiledblas ab [--runs N] [--log FILE] [--plot F.png|F.svg] [--] CMD [ARGS...]\n"
     "After one untimed warm-up, runs CMD N times (default 3) each with\n"
     "TILEDBLAS_MODE=cpu and auto, alternating, then once with\n"
     "TILEDBLAS_MODE=verify, each under\n"
     "TILEDBLAS_STATS, and prints a side-by-side table: median wall time, calls,\n"
     "GFLOP and GFLOP/s by route, bytes moved, speedup over the CPU runs and the\n"
     "worst verify error. CMD's stdout and stderr are appended to FILE (default\n"
-    "$TMPDIR/tiledblas-ab-PID.log). Exit status: 0, or 1 when verification\n"
+    "$TMPDIR/tiledblas-ab-PID.log). --plot also draws the wall times as a bar\n"
+    "chart (gnuplot). Exit status: 0, or 1 when verification\n"
     "found a call outside the fp32 error bound or CMD failed; 2 bad usage.\n";
 
 /* What the stats files of one run say, summed over CMD's processes. */
@@ -155,7 +159,7 @@ static int tb_ab_once(char **cmd, const char *mode, long run, long runs, const c
 int tb_cmd_ab(int argc, char **argv)
 {
     long runs = 3;
-    const char *log = NULL;
+    const char *log = NULL, *plot = NULL;
     int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -171,6 +175,11 @@ int tb_cmd_ab(int argc, char **argv)
         } else if (!strcmp(a, "--runs")) {
             if (tb_tool_parse_int(v, 1, 64, &runs))
                 return tb_tool_usage_error("ab", "--runs wants a whole number in 1..64");
+            i++;
+        } else if (!strcmp(a, "--plot")) {
+            if (!v || !*v)
+                return tb_tool_usage_error("ab", "--plot needs a file name ending in .png or .svg");
+            plot = v;
             i++;
         } else if (!strcmp(a, "--log")) {
             if (!v || !*v)
@@ -267,6 +276,18 @@ int tb_cmd_ab(int argc, char **argv)
     printf("%-24s %16s %16s %16s\n", "copied from the GPU", tb_mb(s0, 32, r[0].bytes_d2h),
            tb_mb(s1, 32, r[1].bytes_d2h), tb_mb(s2, 32, r[2].bytes_d2h));
 
+#ifdef TB_HAVE_ANIMATE
+    if (plot) {
+        static const char *const labels[] = {"cpu (OpenBLAS)", "auto (libtiledblas)", "verify (both)"};
+        double walls3[3] = {r[0].wall, r[1].wall, r[2].wall};
+        if (tb_plot_bars(plot, "tiledblas ab: wall time of each run (median)", "seconds", 3,
+                         labels, walls3) == 0)
+            printf("plot: %s\n", plot);
+    }
+#else
+    if (plot)
+        fprintf(stderr, "tiledblas: ab: --plot needs the plotting code (src/animate), not built in\n");
+#endif
     const tb_runstats *v = &r[2];
     printf("\nverify: ");
     if (v->compared == 0) {

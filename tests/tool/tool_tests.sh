@@ -202,6 +202,18 @@ ab)
     "$TB_TOOL" ab --runs 1 --log "$W/ab2.log" -- sh -c 'exit 5' >out 2>err
     [ $? = 1 ] || fail "a failing command did not give status 1"
     grep -q "exited with status 5" err || fail "the failure was not reported"
+    if command -v gnuplot >/dev/null; then
+        say "and with --plot it draws the wall times as a PNG and an SVG bar chart"
+        for ext in png svg; do
+            "$TB_TOOL" ab --runs 1 --log "$W/ab3.log" --plot "$W/ab.$ext" -- "$TB_CALLS" --calls 4 >out 2>err \
+                || fail "ab --plot $ext: exit status $?"
+            [ -s "$W/ab.$ext" ] || fail "no $W/ab.$ext"
+            grep -q "^plot: $W/ab.$ext" out || fail "ab does not name the picture"
+        done
+        head -c 8 "$W/ab.png" | grep -q PNG || fail "ab.png is not a PNG"
+        grep -q "<svg" "$W/ab.svg" || fail "ab.svg is not an SVG"
+        grep -q "auto (libtiledblas)" "$W/ab.svg" || fail "the SVG lacks the bar labels"
+    fi
     pass ;;
 bench-help)
     say "proves: 'tiledblas bench --help' answers (status 0) and names its columns"
