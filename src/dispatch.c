@@ -135,7 +135,7 @@ void tb_fastpath_arm(void)
 /* After a GPU failure part of C may already be final (t->done_*): the CPU
  * BLAS computes the rest, as at most two sub-products of the row-major
  * problem. Unwritten parts still hold the caller's C. */
-static void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t)
+void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t)
 {
     if (t->done_cols == 0 && t->done_rows == 0) {
         tb_forward(c);              /* nothing written: the call as it came */

@@ -192,6 +192,9 @@ TB_HIDDEN void tb_exit_begin(void);
 TB_HIDDEN int tb_call_is_legal(const tb_call *c);
 TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
+/* After a GPU failure: the CPU BLAS computes what t->done_* says is not
+ * final yet (the whole call when nothing is). */
+TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t);
 /* Runs the call where decided, falls back on a GPU failure, accounts it. */
 TB_HIDDEN void tb_sgemm_dispatch(const tb_call *c);
 

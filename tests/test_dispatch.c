@@ -3,7 +3,10 @@
  * and the route and reason the dispatcher gives each kind of call. Linked
  * against the library's objects, so it sees the hidden internals. */
 #include "tb_internal.h"
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int passed, failed;
@@ -117,12 +120,70 @@ static void test_model(void)
     CHECK(gpu2 > gpu_s && cpu2 == cpu_s, "beta != 0 costs the GPU the upload of C");
 }
 
+/* A GPU failure while results stream back leaves part of C final; the CPU
+ * must complete exactly the rest (tb_complete_on_cpu), for every shape of
+ * the final part and both transposes, with beta != 0 so that computing a
+ * final element twice would show. */
+static void test_partial_completion(void)
+{
+    enum { M = 37, N = 23, K = 11 };
+    static const int cases[][3] = {   /* done_cols, done_cols_end, done_rows */
+        {0, 0, 0}, {0, N, 16}, {8, 16, 5}, {8, 8, 0}, {0, 12, 36}, {20, N, 1},
+    };
+    for (int tr = 0; tr < 4; tr++)
+        for (unsigned ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+            int ta = tr & 1, tb = tr >> 1;
+            float A[M * K], B[K * N], C[M * (N + 3)];
+            double want[M * N];
+            int lda = ta ? M : K, ldb = tb ? K : N, ldc = N + 3;
+            for (int i = 0; i < M * K; i++) A[i] = (float)((i * 7) % 11) - 5.0f;
+            for (int i = 0; i < K * N; i++) B[i] = (float)((i * 5) % 9) - 4.0f;
+            for (int i = 0; i < M * ldc; i++) C[i] = (float)(i % 13) * 0.5f;
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double acc = 0.0;
+                    for (int q = 0; q < K; q++)
+                        acc += (double)(ta ? A[q * lda + i] : A[i * lda + q]) *
+                               (tb ? B[j * ldb + q] : B[q * ldb + j]);
+                    want[i * N + j] = 2.0 * acc + 0.5 * C[i * ldc + j];
+                }
+            tb_gpu_times t = {0};
+            t.done_cols = cases[ci][0];
+            t.done_cols_end = cases[ci][1];
+            t.done_rows = cases[ci][2];
+            /* What the GPU had written: final values in the final part. */
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++)
+                    if (j < t.done_cols || (j < t.done_cols_end && i < t.done_rows))
+                        C[i * ldc + j] = (float)want[i * N + j];
+            tb_call c = {TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, ta ? TB_TRANS : TB_NO_TRANS,
+                         tb ? TB_TRANS : TB_NO_TRANS, M, N, K, 2.0f, 0.5f, A, lda, B, ldb, C, ldc};
+            tb_problem p;
+            tb_normalise(&c, &p);
+            tb_complete_on_cpu(&c, &p, &t);
+            int bad = 0;
+            for (int i = 0; i < M && !bad; i++)
+                for (int j = 0; j < N; j++)
+                    if (fabs(C[i * ldc + j] - want[i * N + j]) > 1e-3) {
+                        bad = 1;
+                        printf("  (%d,%d) = %g, want %g\n", i, j, C[i * ldc + j], want[i * N + j]);
+                        break;
+                    }
+            for (int i = 0; i < M && !bad; i++)
+                for (int j = N; j < ldc; j++)
+                    bad |= C[i * ldc + j] != (float)((i * ldc + j) % 13) * 0.5f;
+            CHECK(!bad, "completion after a failure with cols<%d final, rows<%d of cols<%d final, op %c%c",
+                  t.done_cols, t.done_rows, t.done_cols_end, ta ? 'T' : 'N', tb ? 'T' : 'N');
+        }
+}
+
 int main(void)
 {
     test_legality();
     test_normalise();
     test_decide();
     test_model();
+    test_partial_completion();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
