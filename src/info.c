@@ -143,6 +143,18 @@ TB_EXPORT int tiledblas_info(char *buf, size_t len)
     tb_say(&t, "  %s=%s\n", TB_ENV_STATS, tb_or(s->stats, "(off)"));
     tb_say(&t, "  %s=%s\n", TB_ENV_TRACE, tb_or(s->trace, "(off)"));
     tb_say(&t, "  %s=%ld\n", TB_ENV_VERIFY_EVERY, s->verify_every);
+    tb_say(&t, "  %s=0x%02x (%s)\n", TB_ENV_SCOPE, s->scope,
+           s->scope == TB_SCOPE_ALL ? "every interface, layout and transpose may use the GPU"
+                                    : "only part of the calls may use the GPU");
+    if (s->device_memory > 0.0)
+        tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_DEVICE_MEMORY, s->device_memory / 1048576.0);
+    else
+        tb_say(&t, "  %s=(80%% of the free device memory)\n", TB_ENV_DEVICE_MEMORY);
+    if (s->copy_threads > 0)
+        tb_say(&t, "  %s=%d\n", TB_ENV_COPY_THREADS, s->copy_threads);
+    else
+        tb_say(&t, "  %s=(half the cores, at most 8)\n", TB_ENV_COPY_THREADS);
+    tb_say(&t, "  %s=%d (calls that may use the GPU at once)\n", TB_ENV_STREAMS, s->lanes);
     if (s->fault != TB_STAGE_NONE)
         tb_say(&t, "  %s=%s (injected faults: for tests only)\n", TB_ENV_FAULT, tb_stage_name(s->fault));
     return (int)t.n;

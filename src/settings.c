@@ -19,6 +19,10 @@
 #define TB_DEFAULT_THRESHOLD (384.0 * 384.0 * 384.0)
 
 static tb_settings tb_s;
+
+/* Indexed by tb_stage: the words TILEDBLAS_FAULT takes and messages use. */
+static const char *const tb_stage_names[TB_STAGE_COUNT] = {
+    "none", "init", "alloc", "h2d", "launch", "kernel", "d2h"};
 static pthread_once_t tb_s_once = PTHREAD_ONCE_INIT;
 
 /* Bad values are collected while parsing and reported after, because the
@@ -153,7 +157,6 @@ static double tb_parse_bytes(const char *var, double def)
 static void tb_settings_parse(void)
 {
     static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
-    static const char *const stages[] = {"none", "init", "alloc", "h2d", "launch", "kernel", "d2h"};
 
     tb_s.mode = (tb_mode)tb_parse_choice(TB_ENV_MODE, modes, 4, TB_MODE_AUTO);
     tb_s.verbose = (int)tb_parse_long(TB_ENV_VERBOSE, 0, 2, 1);
@@ -162,7 +165,7 @@ static void tb_settings_parse(void)
     tb_s.threshold = tb_parse_double(TB_ENV_THRESHOLD, 0.0, TB_DEFAULT_THRESHOLD);
     tb_s.kernel = tb_env(TB_ENV_KERNEL);
     tb_s.device = (int)tb_parse_long(TB_ENV_DEVICE, 0, 63, 0);
-    tb_s.fault = (tb_stage)tb_parse_choice(TB_ENV_FAULT, stages, TB_STAGE_COUNT, TB_STAGE_NONE);
+    tb_s.fault = (tb_stage)tb_parse_choice(TB_ENV_FAULT, tb_stage_names, TB_STAGE_COUNT, TB_STAGE_NONE);
     tb_s.stats = tb_env(TB_ENV_STATS);
     if (tb_s.stats && strcmp(tb_s.stats, "0") == 0)
         tb_s.stats = NULL;
@@ -188,6 +191,5 @@ const tb_settings *tb_settings_get(void)
 
 const char *tb_stage_name(tb_stage s)
 {
-    static const char *const names[] = {"none", "init", "alloc", "h2d", "launch", "kernel", "d2h"};
-    return (s >= 0 && s < TB_STAGE_COUNT) ? names[s] : "?";
+    return (s >= 0 && s < TB_STAGE_COUNT) ? tb_stage_names[s] : "?";
 }

@@ -137,6 +137,9 @@ void tb_trace_record(const tb_record *r)
            c->m, c->n, c->k, c->lda, c->ldb, c->ldc,
            tb_num(a, sizeof a, c->alpha), tb_num(b, sizeof b, c->beta),
            r->route == TB_ROUTE_GPU ? "gpu" : "cpu", reason, r->seconds);
+    /* The cost model's prediction for each route, when it was consulted. */
+    if (r->pred_cpu_s > 0.0 || r->pred_gpu_s > 0.0)
+        tb_add(&l, ",\"pred_cpu_s\":%.9f,\"pred_gpu_s\":%.9f", r->pred_cpu_s, r->pred_gpu_s);
     if (r->gpu) {
         const tb_gpu_times *g = r->gpu;
         char kernel[96];

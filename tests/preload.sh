@@ -55,6 +55,16 @@ mode-gpu)
     TILEDBLAS_MODE=gpu pre "$bin/sgemm_check" --calls 50 >/dev/null 2>"$tmp/err1" || fail "wrong results"
     [ "$(wc -l <"$tmp/err1")" -le 1 ] || fail "more than one line at default verbosity"
     pass "no GPU: results right, $warnings warning" ;;
+model-trace)
+    # Auto mode records the cost model's two predictions in the trace for
+    # calls it weighed, and none for calls below the threshold.
+    TILEDBLAS_TRACE="$tmp/t.jsonl" pre "$bin/sgemm_check" --calls 20 --rownn --min-dim 400 --max-dim 480 \
+        >/dev/null 2>&1 || fail "wrong results"
+    TILEDBLAS_TRACE="$tmp/s.jsonl" pre "$bin/sgemm_check" --calls 20 --rownn --max-dim 40 >/dev/null 2>&1 || fail "wrong results"
+    weighed=$(grep -c '"pred_cpu_s":[0-9.]*,"pred_gpu_s":[0-9.]*' "$tmp/t.jsonl" || true)
+    [ "$weighed" -ge 15 ] || fail "$weighed of 20 large calls carry predictions: $(head -1 "$tmp/t.jsonl")"
+    ! grep -q pred_cpu_s "$tmp/s.jsonl" || fail "calls below the threshold carry predictions"
+    pass "$weighed large calls traced with both predicted times, small ones without" ;;
 mode-cpu)
     TILEDBLAS_MODE=cpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 100 >/dev/null 2>"$tmp/err" || fail "wrong results"
     [ "$(count ' -> cpu (mode-cpu)' "$tmp/err")" -ge 80 ] || fail "mode=cpu not honoured: $(head -3 "$tmp/err")"
