@@ -4,8 +4,16 @@
  * against float64 (the seed articles' max / average error and GFLOPS).
  * With --peer NAME, the Fortran sgemm_ that the process sees (another
  * preload's, e.g. NVBLAS's) is timed too, in a column of that name.
+ * The last two columns are the naive offload (issue 5): what a first attempt
+ * at putting one call on the GPU does, every call: cudaMalloc A, B and C,
+ * plain cudaMemcpy from the caller's pageable arrays (C too when beta != 0),
+ * our default kernel through tiledblas_sgemm_device(), cudaMemcpy C back,
+ * cudaFree; no pinned staging, no streams, no overlap. Timed as one call end
+ * to end like the shim, with its ratio to the shim ("vs naive" = naive / shim).
+ * It reads n/a without a GPU, on any CUDA error, or when its result does not
+ * match the shim's; --no-naive leaves it out.
  * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK,...]
- *                  [--peer NAME] */
+ *                  [--peer NAME] [--no-naive] */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -23,6 +31,7 @@ typedef void (*fsgemm_fn)(const char *, const char *, const int *, const int *, 
                           const float *, float *, const int *, size_t, size_t);
 typedef int (*dev_fn)(char, char, int, int, int, float, const float *, int, const float *, int,
                       float, float *, int, void *);
+typedef const char *(*err_fn)(void);
 
 static double now(void)
 {
@@ -82,15 +91,65 @@ static void error_vs_f64(const float *A, const float *B, const float *C, int m, 
     *rel_fro = sqrt(d2 / r2);
 }
 
+/* One naive offload of C = alpha A B + beta C (row-major, no transposes,
+ * packed: lda = k, ldb = ldc = n). Returns 0, or -1 after any CUDA error or a
+ * failure of the device call, with *why set; everything it allocated is freed
+ * either way and the error is cleared. */
+static int naive_offload(dev_fn dev, err_fn dev_err, int m, int n, int k, float alpha,
+                         const float *A, const float *B, float beta, float *C, const char **why)
+{
+    size_t sa = (size_t)m * k * sizeof(float), sb = (size_t)k * n * sizeof(float);
+    size_t sc = (size_t)m * n * sizeof(float);
+    float *dA = NULL, *dB = NULL, *dC = NULL;
+    cudaError_t e = cudaSuccess;
+    int r;
+    *why = NULL;
+    if ((e = cudaMalloc((void **)&dA, sa)) != cudaSuccess ||
+        (e = cudaMalloc((void **)&dB, sb)) != cudaSuccess ||
+        (e = cudaMalloc((void **)&dC, sc)) != cudaSuccess ||
+        (e = cudaMemcpy(dA, A, sa, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (e = cudaMemcpy(dB, B, sb, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (beta != 0.0f && (e = cudaMemcpy(dC, C, sc, cudaMemcpyHostToDevice)) != cudaSuccess)) {
+        *why = cudaGetErrorString(e);
+    } else if ((r = dev('N', 'N', m, n, k, alpha, dA, k, dB, n, beta, dC, n, NULL)) != 0) {
+        *why = r == -1 && dev_err ? dev_err() : "tiledblas_sgemm_device refused the call";
+    } else if ((e = cudaMemcpy(C, dC, sc, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+        *why = cudaGetErrorString(e);   /* also where a fault in the kernel shows */
+    }
+    /* cudaFree(NULL) does nothing; a failing free spoils the call as well. */
+    float *bufs[3] = {dA, dB, dC};
+    for (int i = 0; i < 3; i++)
+        if ((e = cudaFree(bufs[i])) != cudaSuccess && !*why)
+            *why = cudaGetErrorString(e);
+    if (*why)
+        cudaGetLastError();
+    return *why ? -1 : 0;
+}
+
+/* Relative Frobenius difference of X against Y over up to `rows` sampled rows. */
+static double rel_diff(const float *X, const float *Y, int m, int n, int rows)
+{
+    double d2 = 0.0, y2 = 0.0;
+    int step = m > rows ? m / rows : 1;
+    for (int i = 0; i < m; i += step)
+        for (int j = 0; j < n; j++) {
+            double d = (double)X[(size_t)i * n + j] - Y[(size_t)i * n + j];
+            d2 += d * d;
+            y2 += (double)Y[(size_t)i * n + j] * Y[(size_t)i * n + j];
+        }
+    return sqrt(d2 / (y2 > 0.0 ? y2 : 1e-300));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK,...] [--reps R]\n");
+        fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK,...] [--reps R]\n"
+                        "                 [--peer NAME] [--no-naive]\n");
         return 2;
     }
     char list[2048] = "1024,2048,4096,8192";
     const char *peer = NULL;
-    int reps = 5;
+    int reps = 5, naive = 1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             snprintf(list, sizeof list, "%s", argv[++i]);
@@ -98,6 +157,8 @@ int main(int argc, char **argv)
             snprintf(list, sizeof list, "%s", argv[++i]);
         } else if (!strcmp(argv[i], "--peer") && i + 1 < argc) {
             peer = argv[++i];
+        } else if (!strcmp(argv[i], "--no-naive")) {
+            naive = 0;
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else {
@@ -117,6 +178,7 @@ int main(int argc, char **argv)
     sgemm_fn openblas = (sgemm_fn)dlsym(ob, "cblas_sgemm");
     sgemm_fn shim = (sgemm_fn)dlsym(tb, "cblas_sgemm");
     dev_fn device = (dev_fn)dlsym(tb, "tiledblas_sgemm_device");
+    err_fn device_err = (err_fn)dlsym(tb, "tiledblas_last_error");
     char *(*corename)(void) = (char *(*)(void))dlsym(ob, "openblas_get_corename");
     int (*nthreads)(void) = (int (*)(void))dlsym(ob, "openblas_get_num_threads");
     const char *mode = getenv("TILEDBLAS_MODE");
@@ -137,6 +199,8 @@ int main(int argc, char **argv)
            "shim ms", "speedup", "kernel ms", "kern TF/s", "max err", "avg err", "rel fro");
     if (peer)
         printf(" %9s ms %8s", peer, "shim/peer");
+    if (naive)
+        printf(" %12s %8s", "naive ms", "vs naive");
     printf("\n");
 
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -199,8 +263,33 @@ int main(int argc, char **argv)
             }
             cudaGetLastError();
         }
-        double mx, avg, fro, t_peer = NAN;
+        double mx, avg, fro, t_peer = NAN, t_naive = NAN;
         error_vs_f64(A, B, C, m, n, k, 256, &mx, &avg, &fro);
+        if (naive && have_gpu && device) {
+            /* Into C2 (the OpenBLAS result, not needed any more); it is
+             * poisoned with NaN before the last timed call so that the check
+             * against the shim's C sees that call's result, not an older one. */
+            const char *why = NULL;
+            int ok = naive_offload(device, device_err, m, n, k, 1.0f, A, B, 0.0f, C2, &why) == 0;
+            for (int i = 0; ok && i < r; i++) {
+                if (i == r - 1)
+                    memset(C2, 0xff, nc * 4);
+                double t0 = now();
+                ok = naive_offload(device, device_err, m, n, k, 1.0f, A, B, 0.0f, C2, &why) == 0;
+                t[i] = now() - t0;
+            }
+            double d = ok ? rel_diff(C2, C, m, n, 256) : NAN;
+            if (ok && !(d <= 1e-3)) {
+                ok = 0;
+                fprintf(stderr, "bench_e2e: naive offload %dx%dx%d: result differs from the shim's "
+                        "(relative %.2e)\n", m, n, k, d);
+            } else if (!ok) {
+                fprintf(stderr, "bench_e2e: naive offload %dx%dx%d: %s\n", m, n, k,
+                        why ? why : "failed");
+            }
+            if (ok)
+                t_naive = median(t, r);
+        }
         if (peer_fn) {
             /* Row-major C = A B is column-major C^T = B^T A^T. */
             float one = 1.0f, zero = 0.0f;
@@ -219,11 +308,18 @@ int main(int argc, char **argv)
                mx, avg, fro);
         if (peer_fn)
             printf(" %12.3f %8.2fx", t_peer * 1e3, t_peer / t_shim);
+        if (naive && isnan(t_naive))
+            printf(" %12s %8s", "n/a", "n/a");
+        else if (naive)
+            printf(" %12.3f %8.2fx", t_naive * 1e3, t_naive / t_shim);
         printf("\n");
         fflush(stdout);
         free(A); free(B); free(C); free(C2);
     }
     printf("errors: shim result against float64 over up to 256 sampled rows; times: median of "
            "%d (3 above 400 GFLOP), after one warm-up call\n", reps);
+    if (naive)
+        printf("naive: cudaMalloc, cudaMemcpy from pageable memory, tiledblas_sgemm_device, "
+               "cudaMemcpy back, cudaFree, every call; vs naive = naive ms / shim ms\n");
     return 0;
 }

@@ -4,9 +4,12 @@
  * linked; without it the table still prints. Device arrays only: this times
  * kernels, not transfers.
  *
- * Usage: bench_kernels [--quick] [--sizes LIST] [--kernels LIST] [--reps N]
+ * Usage: bench_kernels [--quick] [--raw] [--sizes LIST] [--kernels LIST] [--reps N]
  *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
  *   LIST of kernels: registry names and/or "cublas".
+ *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_run:
+ *   unaligned operands copied to aligned scratch when that pays, the copy
+ *   timed); --raw times the launchers alone.
  * Method: fresh random inputs per shape (uniform in [-1,1), never zeros), C
  * poisoned with NaN before the first launch, 2 warm-up launches, then the
  * median of >= 5 launches (more for short ones) each timed by CUDA events.
@@ -74,6 +77,16 @@ static cudaError_t cublas_launch(const tb_gemm_args *g, cudaStream_t s)
                      &g->alpha, g->B, (int)g->ldb, g->A, (int)g->lda, &g->beta, g->C,
                      (int)g->ldc);
     return st == 0 ? cudaGetLastError() : cudaErrorUnknown;
+}
+
+/* Our kernels are timed the way tiledblas_sgemm_device() runs them
+ * (tb_gemm_run: aligned copies of unaligned operands included), or with
+ * --raw the launcher alone. */
+static const tb_kernel_info *bench_kern;
+static int bench_raw;
+static cudaError_t kernel_launch(const tb_gemm_args *g, cudaStream_t s)
+{
+    return bench_raw ? bench_kern->launch(g, s) : tb_gemm_run(g, bench_kern, s);
 }
 
 /* ---- inputs and reference ------------------------------------------------- */
@@ -264,7 +277,7 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
     float cublas_ms = -1;
     for (int ki = -1; ki < nk; ki++) {
         const char *name = ki < 0 ? "cublas" : ks[ki].name;
-        tb_launch_fn fn = ki < 0 ? cublas_launch : ks[ki].launch;
+        tb_launch_fn fn = ki < 0 ? cublas_launch : kernel_launch;
         if (ki < 0 && !p_sgemm)
             continue;
         if (!in_list(name, klist))
@@ -275,6 +288,8 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
         if (ki >= 0 && ks[ki].rank <= 0 && strcmp(name, "tf32-fast") != 0 && flops > 1.2e12 &&
             !klist)
             continue;
+        if (ki >= 0)
+            bench_kern = &ks[ki];
         CK(cudaMemset(dC, 0xff, sizeof(float) * c_n)); /* NaN poison */
         float ms = 0;
         if (timed) {
@@ -329,9 +344,11 @@ int main(int argc, char **argv)
             klist = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--raw"))
+            bench_raw = 1;
         else {
-            fprintf(stderr, "usage: bench_kernels [--quick] [--sizes LIST] [--kernels LIST] "
-                            "[--reps N]\n");
+            fprintf(stderr, "usage: bench_kernels [--quick] [--raw] [--sizes LIST] "
+                            "[--kernels LIST] [--reps N]\n");
             return 2;
         }
     }
@@ -349,6 +366,9 @@ int main(int argc, char **argv)
     printf("device: %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
            prop.minor);
     cublas_load();
+    printf("%s\n", bench_raw ? "kernels timed alone (--raw): unaligned operands read in place"
+                             : "kernels timed as tiledblas_sgemm_device() runs them: aligned "
+                               "copies of unaligned operands included");
 
     printf("\n%-22s %-13s %9s %8s %8s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
            "%cuBLAS", "rel_err");

@@ -1,7 +1,11 @@
-# bench/e2e.cmake - the end-to-end benchmark (bench_e2e.c), included by the
-# top-level CMakeLists.txt.
+# bench/e2e.cmake - the end-to-end benchmarks, included by the top-level
+# CMakeLists.txt: bench_e2e.c (one call, OpenBLAS, the shim, the kernel
+# alone, a peer preload and the naive offload), bench_repeat.c (a plain BLAS
+# client calling cblas_sgemm again and again on the same buffers; driven by
+# scripts/bench_repeat.sh), bench_overhead.c (the cost of a 4x4 call).
 find_package(OpenMP)
 add_executable(bench_e2e ${CMAKE_CURRENT_LIST_DIR}/bench_e2e.c)
+target_compile_options(bench_e2e PRIVATE ${TB_WARNINGS})
 target_link_libraries(bench_e2e PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 if(OpenMP_C_FOUND)
   target_link_libraries(bench_e2e PRIVATE OpenMP::OpenMP_C)
@@ -9,3 +13,41 @@ endif()
 add_executable(bench_overhead ${CMAKE_CURRENT_LIST_DIR}/bench_overhead.c)
 target_include_directories(bench_overhead PRIVATE ${TB_CBLAS_INCLUDE})
 target_link_libraries(bench_overhead PRIVATE ${TB_OPENBLAS})
+# Linked to OpenBLAS like any user program; OpenMP only speeds up its
+# float64 check, which runs after the timed calls.
+add_executable(bench_repeat ${CMAKE_CURRENT_LIST_DIR}/bench_repeat.c)
+target_include_directories(bench_repeat PRIVATE ${TB_CBLAS_INCLUDE})
+target_compile_options(bench_repeat PRIVATE ${TB_WARNINGS})
+target_link_libraries(bench_repeat PRIVATE ${TB_OPENBLAS} m)
+if(OpenMP_C_FOUND)
+  target_link_libraries(bench_repeat PRIVATE OpenMP::OpenMP_C)
+endif()
+
+# Tests (no GPU needed; small sizes stay on the CPU path even where there is
+# one, below TILEDBLAS_THRESHOLD):
+# bench.repeat-preload: bench_repeat under the preload passes its own float64
+#   check, and every one of its 2 x 6 calls went through the preload (one
+#   decision line each).
+add_test(NAME bench.repeat-preload COMMAND sh -c
+  "out=$(LD_PRELOAD=\"$1\" TILEDBLAS_VERBOSE=2 \"$2\" --m 150 --n 130 --k 170 --calls 6 --rows 16 2>&1); rc=$?
+   printf '%s\\n' \"$out\"
+   [ $rc = 0 ] || { echo \"FAIL: exit status $rc\"; exit 1; }
+   n=$(printf '%s\\n' \"$out\" | grep -c 'sgemm RowMajor NN m=150 n=130 k=170 -> ')
+   [ \"$n\" = 12 ] || { echo \"FAIL: $n decision lines, want 12\"; exit 1; }"
+  sh $<TARGET_FILE:tiledblas_lib> $<TARGET_FILE:bench_repeat>)
+# bench.repeat-script: the driver runs it plain and preloaded and prints the table.
+add_test(NAME bench.repeat-script COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/bench_repeat.sh
+  $<TARGET_FILE:tiledblas_lib> --m 96 --n 200 --k 120 --calls 4 --rows 8)
+set_tests_properties(bench.repeat-script PROPERTIES
+  ENVIRONMENT "BENCH_REPEAT=$<TARGET_FILE:bench_repeat>"
+  PASS_REGULAR_EXPRESSION "steady-state median")
+# bench.e2e-naive: bench_e2e with its naive-offload column runs to the end; each
+# row ends in a time and ratio, or in "n/a n/a" (no GPU).
+add_test(NAME bench.e2e-naive COMMAND sh -c
+  "\"$1\" \"$2\" --sizes 96,64x80x72 --reps 2 > \"$3\" || { echo \"FAIL: exit status $?\"; exit 1; }
+   cat \"$3\"
+   grep -q 'naive ms' \"$3\" || { echo 'FAIL: no naive column'; exit 1; }
+   awk '/^[0-9]+x[0-9]+x[0-9]+ / { rows++; if (!($(NF-1) == \"n/a\" && $NF == \"n/a\" || $NF ~ /^[0-9.]+x$/)) bad++ }
+        END { if (rows != 2 || bad) { print \"FAIL: rows \" rows \", bad \" bad; exit 1 } }' \"$3\""
+  sh $<TARGET_FILE:bench_e2e> $<TARGET_FILE:tiledblas_lib> ${CMAKE_CURRENT_BINARY_DIR}/bench_e2e_naive.out)
+set_tests_properties(bench.repeat-preload bench.repeat-script bench.e2e-naive PROPERTIES TIMEOUT 120)

@@ -19,9 +19,12 @@ const char *tiledblas_version(void);
 /* C = alpha * op(A) * op(B) + beta * C on device pointers, row-major, with
  * op() chosen by transa/transb ('N' or 'T'), strides in elements, enqueued
  * on `stream` (a cudaStream_t; NULL is the legacy default stream). Does not
- * synchronise. Returns 0 on success, a positive BLAS-style argument number
- * for an illegal argument (1 = transa ... 12 = ldc), or -1 for a CUDA error
- * (see tiledblas_last_error). */
+ * synchronise. Operands whose rows are not 16-byte aligned (odd strides such
+ * as 4097, or an odd base address) are first copied to aligned scratch on
+ * the same stream when they are re-read enough for the copy to pay.
+ * Returns 0 on success, a positive BLAS-style argument number for an
+ * illegal argument (the Fortran sgemm's: 1 = transa ... 8 = lda, 10 = ldb,
+ * 13 = ldc), or -1 for a CUDA error (see tiledblas_last_error). */
 int tiledblas_sgemm_device(char transa, char transb, int m, int n, int k,
                            float alpha, const float *A, int lda,
                            const float *B, int ldb,
@@ -65,7 +68,18 @@ int tiledblas_info(char *buf, size_t len);
  * usable, 0 when not. */
 int tiledblas_gpu_describe(char *buf, size_t len);
 
-/* Device memory: bytes held in the library's idle buffers, and free on the
+/* Measures this machine's rates for the GPU/CPU decision now (CPU BLAS,
+ * transfers, kernel; about 0.1 s) and saves them to the cache directory
+ * (TILEDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/tiledblas, else
+ * ~/.cache/tiledblas), where auto mode finds them; what auto mode otherwise
+ * does by itself on its first GPU call when nothing is cached. Writes a
+ * report to buf. Returns 0 when measured, 1 when there is no GPU, -1 when
+ * measuring failed (the built-in rates stay). Starts CUDA. */
+int tiledblas_calibrate(char *buf, size_t len);
+
+/* Device memory: bytes held in the library's idle buffers (the preload's
+ * pipeline buffers, and the pool that tiledblas_sgemm_device() copies
+ * unaligned operands into, which keeps up to 512 MiB), and free on the
  * device. Returns 0, or -1 (both 0) when the GPU path has not started.
  * Never starts CUDA. */
 int tiledblas_memory(size_t *device_held, size_t *device_free);

@@ -6,23 +6,23 @@
 
 static const tb_kernel_info tb_kernels[] = {
     {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
-     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256},
+     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0},
     {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem",
-     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256},
+     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0},
     {"warptile", "warp tiles (64x32), double-buffered smem, one barrier per K slice",
-     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256},
+     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0},
     /* The tensor-core kernels: threads/thread_m/thread_n describe the
      * 128-row variant (the launcher takes 64-row tiles, 128 threads, when
      * 128-row tiles would leave SMs idle). A thread holds 4 accumulators
      * of each of the warp's 4x4 m16n8 tiles; thread_m x thread_n = 8 x 8
      * counts them the way the SIMT kernels do. */
     {"tf32x3", "tensor cores, 3xTF32 error-compensated (fp32 accuracy), 4-stage cp.async",
-     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256},
+     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1},
     {"tf32x3-tcacc", "as tf32x3 but every sum in the tensor-core accumulator (truncating adds)",
-     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256},
+     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1},
     /* Plain TF32 is ~150x less accurate than fp32: opt-in by name only. */
     {"tf32-fast", "OPT-IN, NOT fp32-accurate: plain 1xTF32 tensor cores (~1e-4 relative error)",
-     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256},
+     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1},
 };
 
 const tb_kernel_info *tb_kernel_list(int *count)

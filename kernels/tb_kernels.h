@@ -52,6 +52,10 @@ typedef struct tb_kernel_info {
     int warp_m, warp_n;
     int thread_m, thread_n;
     int threads;
+    /* 1: fast only when op(A) and op(B) rows are 16-byte aligned (it still
+     * accepts any alignment); tb_gemm_run() then gives it aligned copies of
+     * operands that are not, when they are re-read enough to pay. */
+    int wants_aligned;
 } tb_kernel_info;
 
 /* kernels/registry.c */
@@ -59,6 +63,17 @@ const tb_kernel_info *tb_kernel_list(int *count);
 const tb_kernel_info *tb_kernel_by_name(const char *name);
 /* The preferred kernel that supports args (the highest rank). */
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
+
+/* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`
+ * (NULL: tb_kernel_pick), with unaligned operands copied to aligned,
+ * stream-ordered scratch first when the kernel wants_aligned and the copy
+ * pays (the one place under kernels/ that allocates: from a memory pool of
+ * its own, on `stream`). Falls back to the plain launch when it cannot. */
+cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
+                        cudaStream_t stream);
+/* Operands repacked so far (tests), and device bytes the pool holds. */
+unsigned long long tb_run_repack_count(void);
+size_t tb_run_pool_bytes(void);
 
 /* Launchers, one per kernel file. */
 cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);

@@ -4,12 +4,16 @@
 # .deps/, build, run ctest with the GPU tests, xscblat3 in forced-GPU mode,
 # compute-sanitizer on a small GPU run, and the benchmark tables.
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
+#   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
+#   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
+#          sweep tool kernels odd calibrate numpy repeat reliability
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
 mkdir -p "$out"
 prefix=/tmp/tb-prefix
 step() { printf '\n==== %s\n' "$*"; }
+want() { [ -z "${TB_STEPS:-}" ] || [[ ",$TB_STEPS," == *",$1,"* ]]; }
 
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader
@@ -22,6 +26,7 @@ lib=$prefix/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$lib/openblas-pthread:$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export TB_BLASDIR=$lib/blas
 export OPENBLAS_CORETYPE=SkylakeX      # 0.3.21 misdetects this CPU (ANCHORS.md)
+export TILEDBLAS_CACHE_DIR=/tmp/tb-cache   # measured rates: never the user's cache
 
 step "build"
 cmake -S "$root" -B /tmp/tb-build -G Ninja -DCMAKE_PREFIX_PATH="$prefix/usr" \
@@ -34,15 +39,25 @@ echo "built; ptxas report in ptxas.txt ($(wc -l < "$out/ptxas.txt") lines)"
 B=/tmp/tb-build
 TBLIB=$B/libtiledblas.so
 
+if want ctest; then
 step "ctest (GPU tests included)"
 (cd $B && ctest -j6 --timeout 400 --output-on-failure 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP|Error|error" | head -90)
 
+fi
+if want calibrate; then
+step "calibrate: this machine's rates for the decision, measured on a quiet machine"
+$B/tiledblas calibrate; echo "exit $?"
+$B/tiledblas info | grep "^cost model"
+fi
+if want xscblat3; then
 step "xscblat3, forced GPU, default deck, with decision lines"
 (cd /tmp && LD_LIBRARY_PATH=$TB_BLASDIR:$LD_LIBRARY_PATH TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 LD_PRELOAD=$TBLIB \
     $TB_BLASDIR/xscblat3 < $TB_BLASDIR/sin3 > "$out/xscblat3.out" 2> "$out/xscblat3.err")
 grep -E "sgemm|FAIL" "$out/xscblat3.out"
 echo "decision lines: gpu $(grep -c ' -> gpu ' "$out/xscblat3.err"), cpu $(grep -c ' -> cpu ' "$out/xscblat3.err"); other lines: $(grep -vc ' -> ' "$out/xscblat3.err")"
 
+fi
+if want sanitizers; then
 step "compute-sanitizer: small calls, and multi-panel pipelined calls"
 for tool in memcheck racecheck initcheck synccheck; do
     TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB compute-sanitizer --tool $tool --error-exitcode 9 \
@@ -53,6 +68,8 @@ for tool in memcheck racecheck initcheck synccheck; do
     echo "$tool: exit $r1 / $? ; $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$out/sanitizer-$tool.log" "$out/sanitizer-$tool-big.log" | tr '\n' ' ')"
 done
 
+fi
+if want overhead; then
 step "per-call cost of the preload on a 4x4 sgemm, and on process start"
 for i in 1 2 3; do
     echo "plain:   $($B/bench_overhead)"
@@ -62,11 +79,15 @@ t0=$(date +%s%N); for i in $(seq 300); do /bin/true; done; t1=$(date +%s%N)
 for i in $(seq 300); do LD_PRELOAD=$TBLIB /bin/true; done; t2=$(date +%s%N)
 echo "process start: /bin/true $(( (t1 - t0) / 300000 )) us plain, $(( (t2 - t1) / 300000 )) us under the preload (mean of 300)"
 
+fi
+if want e2e; then
 step "end to end: one call through the shim (forced GPU) against OpenBLAS SkylakeX, 16 threads"
 TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --sizes 256,512,1024,2048,4096,8192,16384 --reps 5 | tee "$out/e2e.txt"
 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE=$out/e2e-trace.jsonl $B/bench_e2e $TBLIB --sizes 4096,8192 --reps 3 > /dev/null
 grep '"route":"gpu"' "$out/e2e-trace.jsonl" | tail -2
 
+fi
+if want nvblas; then
 step "against NVBLAS (sgemm_ under its own preload) in the same process as the shim"
 nvb=/usr/local/cuda/lib64/libnvblas.so
 if [ -f $nvb ]; then
@@ -78,6 +99,8 @@ else
     echo "no $nvb on this machine"
 fi
 
+fi
+if want sweep; then
 step "the decision across 40 shapes: CPU only, GPU only, and auto (the cost model), end to end"
 shapes=512,1024,2048,4096,8192,8192x8192x16,8192x8192x64,8192x8192x256,4096x4096x32,4096x4096x128
 shapes=$shapes,256x256x65536,512x512x32768,1024x1024x16384,128x128x100000,64x4096x4096
@@ -101,16 +124,40 @@ awk 'FNR == 1 { f++ }
             printf "%-18s %10.3f %10.3f %10.3f %8.2f  %s\n", s, cpu[s], gpu[s], aut[s], r, route[s] }
         printf "worst auto/best: %.2f at %s over %d shapes\n", worst, ws, n }' "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" | tee "$out/sweep.txt"
 
+fi
+if want tool; then
 step "tiledblas info, verify and ab on the bundled program"
 $B/tiledblas info
 $B/tiledblas run --mode verify -- $B/examples/mlp_train --batch 2048 --in 1024 --hidden 2048 --out 512 --steps 2 2>&1 | tail -8
 $B/tiledblas ab -- $B/examples/mlp_train --batch 4096 --in 2048 --hidden 4096 --out 1024 --steps 3 2>&1 | tail -25
 
-if [ -x $B/bench/bench_kernels ] || [ -x $B/bench_kernels ]; then
+fi
+if want kernels && { [ -x $B/bench/bench_kernels ] || [ -x $B/bench_kernels ]; }; then
     step "kernels against cuBLAS"
     bk=$B/bench/bench_kernels; [ -x $bk ] || bk=$B/bench_kernels
     timeout 240 $bk --quick 2>&1 | tee "$out/kernels.txt"
 fi
+if want kernel-tests; then
+step "kernel tests alone: every kernel and the default device path against float64"
+$B/tests/kernels/test_kernels > "$out/kernel-tests.txt" 2>&1; echo "exit $?"
+grep -E "FAIL|run:|passed" "$out/kernel-tests.txt" | tail -12
+fi
+bk=$B/bench/bench_kernels
+if want odd; then
+step "kernels against cuBLAS at odd sizes and at shapes the issue does not list (default path)"
+$bk --sizes 4097,8191,4096,1025,2047,3001,6000,5003x4099x2053,12289x1000x4097,4097:tn,8191:tt \
+    --kernels cublas,tf32x3,warptile 2>&1 | grep -v "^ *$" | sed -n '1,40p' | tee "$out/odd.txt"
+echo "-- the same kernel without the aligned copies (--raw):"
+$bk --raw --sizes 4097,8191 --kernels cublas,tf32x3 2>&1 | grep -E "^[0-9]" | head -4
+fi
+if want tune; then
+step "copy threads against one 4096 and 8192 call, forced GPU"
+for ct in 4 8 12 16; do
+    echo "COPY_THREADS=$ct: $(TILEDBLAS_COPY_THREADS=$ct TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --sizes 4096,8192 --reps 7 \
+        | grep -E '^(4096|8192)x' | awk '{printf "%s shim %s ms; ", $1, $3}')"
+done
+fi
+if want reliability; then
 step "reliability (issue 6): one line per item, from the ctest log above"
 item() {
     local name=$1; shift
@@ -129,4 +176,5 @@ item "4 bad input and settings" preload.illegal-args preload.bad-settings tool.u
 item "5 memory (valgrind, soak)" preload.valgrind preload.soak
 item "6 conformance (xscblat3, xblat3s)" preload.xscblat3-gpu preload.xscblat3-wide preload.xblat3s-gpu preload.xlintsts
 TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB $B/tests/soak --calls 10000 2>&1 | grep -E "soak:"
+fi
 step "done"

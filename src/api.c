@@ -44,7 +44,7 @@ TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, cha
         tb_api_error = "no such kernel, or it does not support this call";
         return -2;
     }
-    cudaError_t e = kern->launch(&g, (cudaStream_t)stream);
+    cudaError_t e = tb_gemm_run(&g, kern, (cudaStream_t)stream);
     if (e != cudaSuccess) {
         tb_api_error = cudaGetErrorString(e);
         cudaGetLastError();
@@ -85,6 +85,8 @@ TB_EXPORT int tiledblas_memory(size_t *device_held, size_t *device_free)
 {
     size_t held = 0, free_b = 0;
     int r = tb_gpu_memory(&held, &free_b);
+    if (r == 0)
+        held += tb_run_pool_bytes(); /* the device API's aligned copies */
     if (device_held)
         *device_held = held;
     if (device_free)

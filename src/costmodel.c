@@ -1,7 +1,8 @@
 /* src/costmodel.c - predicts how long a call takes on each route, so that the
  * dispatcher sends it where it finishes first. Times are fixed costs plus
- * bytes over link rates plus flops over compute rates; the default rates were
- * measured on the H200 machine (README "How the GPU/CPU decision is made"). */
+ * bytes over link rates plus flops over compute rates. The built-in rates
+ * were measured on the H200 machine; calibrate.c replaces them with this
+ * machine's own (README "How the GPU/CPU decision is made"). */
 #include "tb_internal.h"
 
 /* Measured with scripts/gpu_check.sh on the H200 machine (bench_e2e and
@@ -15,11 +16,25 @@ static const tb_rates tb_default_rates = {
     .h2d_bps = 25e9,          /* pageable -> pinned staging -> device, and    */
     .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
     .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
+    .thin_dim = 256.0,        /* see tb_predict                              */
 };
+
+static const tb_rates *tb_rates_now = &tb_default_rates;
 
 const tb_rates *tb_rates_get(void)
 {
+    return __atomic_load_n(&tb_rates_now, __ATOMIC_ACQUIRE);
+}
+
+const tb_rates *tb_rates_builtin(void)
+{
     return &tb_default_rates;
+}
+
+/* r must live for the rest of the process (calibrate.c keeps it static). */
+void tb_rates_publish(const tb_rates *r)
+{
+    __atomic_store_n(&tb_rates_now, r, __ATOMIC_RELEASE);
 }
 
 /* The GPU path (gpu.c) uploads op(B) first, then streams panels of A in
@@ -42,8 +57,9 @@ void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
      * it is about as fast as the better of the two. On all cores it slows
      * down when C is thin: in the 40-shape sweep 64x4096x4096 took 5.2 ms,
      * 100000x64x64 8.1 ms and 128x128x100000 13.7 ms, 2-9 times what their
-     * flops at 1 TFLOP/s say; scaling by min(m, n) / 256 follows that. */
-    double thin = (m < n ? m : n) / 256.0;
+     * flops at 1 TFLOP/s say; scaling by min(m, n) / 256 follows that
+     * (thin_dim: 256 built in, fitted by calibrate.c). */
+    double thin = (m < n ? m : n) / r->thin_dim;
     double one_core = flop / r->cpu_core_flops;
     double all_cores = r->cpu_fixed_s + flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     *cpu_s = one_core < all_cores ? one_core : all_cores;

@@ -82,7 +82,10 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         if ((double)p->m * p->n * p->k < s->threshold)
             return (tb_decision){TB_ROUTE_CPU, "small", 0.0, 0.0};
         tb_predict(p, &cpu_s, &gpu_s);
-        if (cpu_s <= gpu_s)
+        /* Until this machine's rates are known (calibrate.c), a call that
+         * the built-in rates give to the CPU by a wide margin does not start
+         * CUDA to find out. */
+        if (cpu_s <= gpu_s && (tb_rates_final() || gpu_s > 3.0 * cpu_s))
             return (tb_decision){TB_ROUTE_CPU, "cpu-faster", cpu_s, gpu_s};
     }
     /* Only now may CUDA start: small calls never pay for it. */
@@ -104,6 +107,14 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
                          "unavailable (%s: %s); calls run on the CPU BLAS", TB_ENV_MODE, why,
                          tb_gpu_detail());
         return (tb_decision){TB_ROUTE_CPU, why, cpu_s, gpu_s};
+    }
+    if (s->mode == TB_MODE_AUTO && !tb_rates_final()) {
+        /* The first call that may use the GPU: this machine's rates (read
+         * from the cache, or measured once), then the decision again. */
+        if (tb_calibrate_ensure())
+            tb_predict(p, &cpu_s, &gpu_s);
+        if (cpu_s <= gpu_s)
+            return (tb_decision){TB_ROUTE_CPU, "cpu-faster", cpu_s, gpu_s};
     }
     return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced"
                                        : s->mode == TB_MODE_VERIFY ? "verify" : "gpu-faster",

@@ -155,6 +155,11 @@ TB_EXPORT int tiledblas_info(char *buf, size_t len)
     else
         tb_say(&t, "  %s=(half the cores, at most 8)\n", TB_ENV_COPY_THREADS);
     tb_say(&t, "  %s=%d (calls that may use the GPU at once)\n", TB_ENV_STREAMS, s->lanes);
+    static const char *const cal[] = {"auto", "off", "force"};
+    tb_say(&t, "  %s=%s\n", TB_ENV_CALIBRATE, cal[s->calibrate]);
+    tb_say(&t, "  %s=%s\n", TB_ENV_CACHE_DIR, tb_or(s->cache_dir, "($XDG_CACHE_HOME/tiledblas or ~/.cache/tiledblas)"));
+    tb_calibration_describe(text, sizeof text);
+    tb_say(&t, "cost model: %s\n", text);
     if (s->fault != TB_STAGE_NONE)
         tb_say(&t, "  %s=%s (injected faults: for tests only)\n", TB_ENV_FAULT, tb_stage_name(s->fault));
     return (int)t.n;

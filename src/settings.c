@@ -175,6 +175,9 @@ static void tb_settings_parse(void)
     tb_s.device_memory = tb_parse_bytes(TB_ENV_DEVICE_MEMORY, 0.0);
     tb_s.copy_threads = (int)tb_parse_long(TB_ENV_COPY_THREADS, 1, 32, 0);
     tb_s.lanes = (int)tb_parse_long(TB_ENV_STREAMS, 1, 8, 2);
+    static const char *const cal[] = {"auto", "off", "force"};
+    tb_s.calibrate = tb_parse_choice(TB_ENV_CALIBRATE, cal, 3, TB_CAL_AUTO);
+    tb_s.cache_dir = tb_env(TB_ENV_CACHE_DIR);
     tb_s.accounting = tb_s.verbose >= 2 || tb_s.stats || tb_s.trace || tb_s.mode == TB_MODE_VERIFY;
 }
 

@@ -31,6 +31,8 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 #define TB_ENV_DEVICE_MEMORY "TILEDBLAS_DEVICE_MEMORY"
 #define TB_ENV_COPY_THREADS  "TILEDBLAS_COPY_THREADS"
 #define TB_ENV_STREAMS       "TILEDBLAS_STREAMS"
+#define TB_ENV_CALIBRATE     "TILEDBLAS_CALIBRATE"
+#define TB_ENV_CACHE_DIR     "TILEDBLAS_CACHE_DIR"
 
 /* verify: GPU-eligible calls run on both; the caller gets the CPU result. */
 typedef enum { TB_MODE_AUTO, TB_MODE_GPU, TB_MODE_CPU, TB_MODE_VERIFY } tb_mode;
@@ -58,7 +60,13 @@ typedef struct tb_settings {
     int copy_threads;          /* host threads packing transfers; 0: min(cores,16) */
     int accounting;            /* anything to do after a call: lines, stats, trace, verify */
     int lanes;                 /* calls that may be on the GPU at once          */
+    int calibrate;             /* TB_CAL_*: the cost model's rates               */
+    const char *cache_dir;     /* NULL: $XDG_CACHE_HOME/tiledblas or ~/.cache/... */
 } tb_settings;
+
+/* TILEDBLAS_CALIBRATE: auto (measure on first GPU use unless this machine's
+ * rates are cached), off (built-in rates), force (measure again, re-cache). */
+enum { TB_CAL_AUTO = 0, TB_CAL_OFF = 1, TB_CAL_FORCE = 2 };
 
 /* TILEDBLAS_SCOPE: within each group, the bits set are the ones allowed. */
 enum {
@@ -124,9 +132,36 @@ typedef struct tb_rates {
     double cpu_core_flops;               /* ... and on one                     */
     double gpu_flops, gpu_fixed_s;       /* the GPU kernel and per-call cost   */
     double h2d_bps, d2h_bps;             /* host <-> device copies             */
+    double thin_dim;                     /* CPU: min(m, n) below this runs slow */
 } tb_rates;
+/* The rates in use: the built-in ones until calibrate.c publishes measured
+ * ones (tb_rates_publish, once). */
 TB_HIDDEN const tb_rates *tb_rates_get(void);
+TB_HIDDEN const tb_rates *tb_rates_builtin(void);
+TB_HIDDEN void tb_rates_publish(const tb_rates *r);
 TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
+
+/* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
+/* Makes the rates final: this machine's cached rates, or a short measurement
+ * (about 0.1 s) saved to the cache, or the built-in ones (TILEDBLAS_CALIBRATE
+ * =off, or the measurement failed). Needs the GPU started; thread-safe, runs
+ * once. Returns 1 when the rates changed (predict again). */
+TB_HIDDEN int tb_calibrate_ensure(void);
+/* 1 once the rates are final (tb_calibrate_ensure ran, or calibration is off). */
+TB_HIDDEN int tb_rates_final(void);
+/* Measures the rates now (GPU and CPU BLAS must be available). Returns 0 and
+ * fills *r, or -1 with *why set. */
+TB_HIDDEN int tb_calibrate_measure(tb_rates *r, const char **why);
+/* The cache file for this machine (key: GPU, CPU, CPU BLAS, settings that
+ * change speed, library version); the key text goes to key if not NULL. */
+TB_HIDDEN int tb_calibration_path(char *path, size_t len, char *key, size_t klen);
+/* The cache file's text, and reading it back: 0 when the key matches and
+ * every rate is plausible, -1 otherwise. */
+TB_HIDDEN int tb_calibration_format(const tb_rates *r, const char *key, const char *when,
+                                    char *buf, size_t len);
+TB_HIDDEN int tb_calibration_parse(const char *text, const char *key, tb_rates *r);
+/* Where the rates in use came from, in words (never starts CUDA). */
+TB_HIDDEN void tb_calibration_describe(char *buf, size_t len);
 
 /* What the GPU side measured of one call. */
 typedef struct tb_gpu_times {

@@ -1,14 +1,24 @@
 """tests/numpy_check.py - float32 products in numpy with C-ordered,
 Fortran-ordered and transposed operands, each checked against float64.
 numpy hands each one to cblas_sgemm; run under the preload, every product
-must be right and intercepted. Prints 'products: N' for the caller."""
+must be right and intercepted. Prints 'products: N' for the caller.
+--big adds three sizes with m*n*k >= 1024^3 (1024^3 and two oblong ones,
+one of odd sizes), large enough for auto mode's cost model to send them to
+the GPU (scripts/gpu_numpy.sh); without it the run is the quick one CI makes."""
 import sys
 import numpy as np
+
+args = sys.argv[1:]
+if any(a != "--big" for a in args):
+    sys.exit("usage: numpy_check.py [--big]")
+sizes = [(64, 64, 64), (300, 200, 100), (129, 65, 257), (512, 384, 640)]   # (m, k, n)
+if "--big" in args:
+    sizes += [(1024, 1024, 1024), (2048, 1536, 1024), (1537, 1031, 1283)]
 
 rng = np.random.default_rng(7)
 products = 0
 worst = 0.0
-for (m, k, n) in [(64, 64, 64), (300, 200, 100), (129, 65, 257), (512, 384, 640)]:
+for (m, k, n) in sizes:
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((k, n), dtype=np.float32)
     at = np.ascontiguousarray(a.T)        # k x m, so at.T is a transposed view of A

@@ -13,6 +13,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Each case starts from default settings, whatever the caller's shell has.
 for v in $(env | sed -n 's/^\(TILEDBLAS_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+# The built-in rates, so that decisions do not depend on the last
+# calibration; the calibrate case measures in a directory of its own.
+export TILEDBLAS_CALIBRATE=off TILEDBLAS_CACHE_DIR="$tmp/cache"
 
 fail() { echo "FAIL: $*"; exit 1; }
 pass() { echo "PASS: $*"; exit 0; }
@@ -65,6 +68,33 @@ model-trace)
     [ "$weighed" -ge 15 ] || fail "$weighed of 20 large calls carry predictions: $(head -1 "$tmp/t.jsonl")"
     ! grep -q pred_cpu_s "$tmp/s.jsonl" || fail "calls below the threshold carry predictions"
     pass "$weighed large calls traced with both predicted times, small ones without" ;;
+calibrate)
+    # Auto mode's first call that may use the GPU reads this machine's rates
+    # from the cache, or measures them once and caches them; a changed key
+    # or a damaged file measures again. No GPU: nothing measured or written.
+    unset TILEDBLAS_CALIBRATE
+    run() { TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
+                >/dev/null 2>"$tmp/$1" || fail "wrong results ($1)"; }
+    run err1
+    if ! have_gpu; then
+        [ ! -e "$tmp/cache" ] || fail "no GPU, yet rates were cached: $(ls "$tmp/cache")"
+        [ "$(count 'cost model' "$tmp/err1")" = 0 ] || fail "no GPU, yet: $(grep 'cost model' "$tmp/err1")"
+        pass "no GPU: nothing measured, nothing cached"
+    fi
+    [ "$(count 'cost model: measured by this process' "$tmp/err1")" = 1 ] || fail "not measured once: $(grep 'cost model' "$tmp/err1")"
+    f=$(ls "$tmp"/cache/rates-*.txt) || fail "nothing cached"
+    run err2
+    grep -q "cost model: this machine's, read from $f" "$tmp/err2" || fail "the cache was not read: $(grep 'cost model' "$tmp/err2")"
+    TILEDBLAS_STREAMS=1 run err3
+    grep -q "cost model: measured" "$tmp/err3" || fail "another key did not measure again"
+    [ "$(ls "$tmp"/cache/rates-*.txt | wc -l)" = 2 ] || fail "not two rate files: $(ls "$tmp/cache")"
+    sed -i 's/^gpu_flops .*/gpu_flops many/' "$f"
+    run err4
+    grep -q "cost model: measured" "$tmp/err4" || fail "a damaged file was believed: $(grep 'cost model' "$tmp/err4")"
+    grep -q "^gpu_flops [0-9]" "$f" || fail "the damaged file was not rewritten"
+    TILEDBLAS_CALIBRATE=off run err5
+    [ "$(count 'cost model' "$tmp/err5")" = 0 ] || fail "calibrate=off still calibrated"
+    pass "measured once ($(sed -n 's/.*measured by this process in \([0-9]*\) ms.*/\1/p' "$tmp/err1") ms), then read back; new key or damaged file measured again" ;;
 mode-cpu)
     TILEDBLAS_MODE=cpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 100 >/dev/null 2>"$tmp/err" || fail "wrong results"
     [ "$(count ' -> cpu (mode-cpu)' "$tmp/err")" -ge 80 ] || fail "mode=cpu not honoured: $(head -3 "$tmp/err")"

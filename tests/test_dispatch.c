@@ -177,8 +177,56 @@ static void test_partial_completion(void)
         }
 }
 
+/* The cache file of calibrate.c: a round trip, and every way a file must be
+ * refused (another machine's key, a missing or implausible rate). And the
+ * model predicts with whatever rates are published. */
+static void test_calibration(void)
+{
+    tb_rates r = *tb_rates_builtin(), back;
+    r.cpu_flops = 7.5e11;
+    r.h2d_bps = 3.1e10;
+    r.thin_dim = 300;
+    char text[4096], bad[4096];
+    CHECK(tb_calibration_format(&r, "gpu X | blas Y", "today", text, sizeof text) == 0, "format");
+    CHECK(tb_calibration_parse(text, "gpu X | blas Y", &back) == 0 && back.cpu_flops == 7.5e11 &&
+              back.h2d_bps == 3.1e10 && back.thin_dim == 300 && back.gpu_flops == r.gpu_flops &&
+              back.d2h_bps == r.d2h_bps && back.cpu_fixed_s == r.cpu_fixed_s,
+          "rates survive the round trip: %s", text);
+    CHECK(tb_calibration_parse(text, "gpu Z | blas Y", &back) != 0, "another machine's key is refused");
+    CHECK(tb_calibration_parse(text, "gpu X | blas", &back) != 0, "a key that is only a prefix is refused");
+    snprintf(bad, sizeof bad, "%s", text);
+    *strstr(bad, "thin_dim") = '\0';
+    CHECK(tb_calibration_parse(bad, "gpu X | blas Y", &back) != 0, "a file missing a rate is refused");
+    static const char *const junk[] = {"gpu_flops 5\n", "gpu_flops nan\n", "h2d_bps -3e10\n",
+                                       "cpu_flops 1e12x\n", "cpu_fixed_s 7\n"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(bad, sizeof bad, "%s%s", text, junk[i]);
+        CHECK(tb_calibration_parse(bad, "gpu X | blas Y", &back) != 0, "'%.20s' is refused", junk[i]);
+    }
+    CHECK(tb_calibration_parse("", "gpu X | blas Y", &back) != 0, "an empty file is refused");
+
+    tb_call c = row_nn(2048, 2048, 2048);
+    tb_problem p;
+    tb_normalise(&c, &p);
+    double cpu1, gpu1, cpu2, gpu2;
+    tb_predict(&p, &cpu1, &gpu1);
+    static tb_rates slow;
+    slow = *tb_rates_builtin();
+    slow.h2d_bps /= 10;
+    slow.d2h_bps /= 10;
+    slow.cpu_flops *= 2;
+    tb_rates_publish(&slow);
+    tb_predict(&p, &cpu2, &gpu2);
+    tb_rates_publish(tb_rates_builtin());
+    CHECK(gpu2 > 3 * gpu1 && cpu2 < cpu1, "published rates are used (GPU %.2f -> %.2f ms, CPU %.2f -> %.2f ms)",
+          gpu1 * 1e3, gpu2 * 1e3, cpu1 * 1e3, cpu2 * 1e3);
+}
+
 int main(void)
 {
+    /* Decisions with the built-in rates: never measure in a unit test. */
+    setenv("TILEDBLAS_CALIBRATE", "off", 1);
+    test_calibration();
     test_legality();
     test_normalise();
     test_decide();

@@ -34,6 +34,8 @@ static const char tb_usage[] =
     "  info   the library, the CPU BLAS it forwards to, the GPU, the settings\n"
     "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--csv F] [--plot F]\n"
     "         OpenBLAS, the shim, the kernel alone and cuBLAS, side by side\n"
+    "  calibrate\n"
+    "         measure this machine's rates for the GPU/CPU decision and cache them\n"
 #ifdef TB_HAVE_ANIMATE
     "  animate [options]\n"
     "         draw how the kernel's grid computes one call (see animate --help)\n"
@@ -205,6 +207,8 @@ int main(int argc, char **argv)
         return tb_cmd_ab(argc - 1, argv + 1);
     if (!strcmp(cmd, "info"))
         return tb_cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "calibrate"))
+        return tb_cmd_calibrate(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return tb_cmd_bench(argc - 1, argv + 1);
 #ifdef TB_HAVE_ANIMATE

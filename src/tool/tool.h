@@ -37,5 +37,6 @@ int tb_cmd_run(int argc, char **argv);
 int tb_cmd_ab(int argc, char **argv);
 int tb_cmd_info(int argc, char **argv);
 int tb_cmd_bench(int argc, char **argv);
+int tb_cmd_calibrate(int argc, char **argv);
 
 #endif

@@ -10,7 +10,9 @@ rm -rf "$W" && mkdir -p "$W" || exit 1
 cd "$W" || exit 1
 # The outcome must not depend on the caller's settings.
 unset TILEDBLAS_MODE TILEDBLAS_STATS TILEDBLAS_TRACE TILEDBLAS_VERBOSE TILEDBLAS_LOG \
-      TILEDBLAS_THRESHOLD TILEDBLAS_VERIFY_EVERY TILEDBLAS_LIBRARY LD_PRELOAD
+      TILEDBLAS_THRESHOLD TILEDBLAS_VERIFY_EVERY TILEDBLAS_LIBRARY LD_PRELOAD TILEDBLAS_CALIBRATE
+# Measured rates go to this case's own directory, never the user's cache.
+export TILEDBLAS_CACHE_DIR="$W/cache"
 
 say() { echo "tool.$case_name: $*"; }
 fail() { echo "tool.$case_name: FAIL: $*"; for f in out err; do [ -s $f ] && { echo "--- $f:"; tail -20 $f; }; done; exit 1; }
@@ -239,6 +241,26 @@ PY
     grep -q "^OpenBLAS: .*core " out || fail "OpenBLAS core not printed"
     if grep -q "^GPU: none" out; then grep -q "kernel *n/a (no GPU)" out || fail "GPU columns not n/a"; fi
     grep -q "64x64x64" err || fail "no progress on stderr"
+    pass ;;
+calibrate)
+    say "proves: 'tiledblas calibrate' measures and caches this machine's rates (GPU),"
+    say "or says there is no GPU, exits 1 and writes nothing (no GPU)"
+    "$TB_TOOL" calibrate --help >out 2>err || fail "--help failed"
+    grep -q "usage: tiledblas calibrate" out || fail "no usage text"
+    "$TB_TOOL" calibrate --bogus >out 2>err; [ $? = 2 ] || fail "bad usage did not exit 2"
+    "$TB_TOOL" calibrate >out 2>err; rc=$?
+    if grep -q "^no GPU" err; then
+        [ $rc = 1 ] || fail "no GPU: exit $rc, not 1"
+        [ ! -e "$W/cache" ] || fail "no GPU, yet something was cached"
+        pass
+    fi
+    [ $rc = 0 ] || fail "exit $rc"
+    grep -q "rates: measured by this process in [0-9]* ms, saved to $W/cache/rates-" out || fail "no 'measured ... saved to'"
+    grep -q "GFLOP/s .*TFLOP/s .*GB/s" out || fail "no rates printed"
+    f=$(ls "$W"/cache/rates-*.txt) && grep -q "^key tiledblas " "$f" && grep -q "^gpu_flops " "$f" || fail "no rates file"
+    "$TB_TOOL" info >out 2>err || fail "info failed"
+    grep -q "^cost model: this machine's, cached in $f" out || fail "info does not see the cache: $(grep 'cost model' out)"
+    cat "$f"
     pass ;;
 usage)
     say "proves: bad usage anywhere exits 2 with a message naming the problem"

@@ -1,0 +1,197 @@
+/* kernels/run.cu - one product on device pointers, the way the public
+ * tiledblas_sgemm_device() runs it: the chosen kernel, and, when that kernel
+ * is fast only on 16-byte aligned rows, aligned copies of the operands that
+ * are not.
+ *
+ * Why: the tensor-core kernels feed shared memory with 16-byte cp.async
+ * copies, which need every row of the operand to start on a 16-byte
+ * boundary. A stride like 4097 floats puts consecutive rows 4 bytes apart
+ * modulo 16, so the kernel falls back to four times as many 4-byte copies
+ * and loses about 30% (docs/kernels.md). Copying the operand once into a
+ * buffer whose stride is a multiple of 32 floats costs one read and one
+ * write of it at memory bandwidth (about 0.04 ms for 4097 x 4097 on the
+ * H200), while the GEMM reads every element of A once per column of tiles
+ * and every element of B once per row of tiles. So the copy pays whenever
+ * the operand is re-read a few times, and the dispatcher makes it only then.
+ *
+ * The copies live in a stream-ordered memory pool of our own (never the
+ * device's default pool, which belongs to the program): allocated on the
+ * caller's stream before the copy, freed on it after the GEMM, so nothing
+ * waits and nothing leaks. If the pool cannot give the memory, the kernel
+ * runs on the unaligned operands directly: slower, never wrong. */
+#include "tb_kernels.h"
+#include <pthread.h>
+#include <stdint.h>
+
+/* Copy a rows x cols row-major block from src (stride lds) to dst (stride
+ * ldd). Each block copies one row chunk of 4 x blockDim elements; the four
+ * loads per thread are blockDim apart, so every warp-wide load and store is
+ * one contiguous run of 128 bytes (coalesced whatever the alignment of src).
+ * Rows go over gridDim.y with a stride loop: any number of rows. */
+#define TB_PACK_THREADS 256
+#define TB_PACK_UNROLL 4
+__global__ void __launch_bounds__(TB_PACK_THREADS)
+tb_pack_kernel(const float *__restrict__ src, size_t lds, float *__restrict__ dst, size_t ldd,
+               int rows, int cols)
+{
+    const int c0 = blockIdx.x * (TB_PACK_THREADS * TB_PACK_UNROLL) + threadIdx.x;
+    for (int r = blockIdx.y; r < rows; r += gridDim.y) {
+        const float *s = src + (size_t)r * lds;
+        float *d = dst + (size_t)r * ldd;
+        float v[TB_PACK_UNROLL];
+#pragma unroll
+        for (int u = 0; u < TB_PACK_UNROLL; u++) {
+            const int c = c0 + u * TB_PACK_THREADS;
+            v[u] = c < cols ? s[c] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < TB_PACK_UNROLL; u++) {
+            const int c = c0 + u * TB_PACK_THREADS;
+            if (c < cols)
+                d[c] = v[u];
+        }
+    }
+}
+
+static cudaError_t tb_pack(const float *src, size_t lds, float *dst, size_t ldd, int rows,
+                           int cols, cudaStream_t stream)
+{
+    const int chunk = TB_PACK_THREADS * TB_PACK_UNROLL;
+    const unsigned gx = (unsigned)((cols + chunk - 1) / chunk);
+    const unsigned gy = (unsigned)(rows < 65535 ? rows : 65535);
+    tb_pack_kernel<<<dim3(gx, gy), TB_PACK_THREADS, 0, stream>>>(src, lds, dst, ldd, rows, cols);
+    return cudaGetLastError();
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+#define TB_RUN_MAX_DEV 64
+/* Memory the pool keeps after a stream synchronises, ready for the next
+ * call; above this it goes back to the device. Two 8192 x 8192 operands. */
+#define TB_POOL_KEEP ((uint64_t)512 << 20)
+static cudaMemPool_t tb_pool[TB_RUN_MAX_DEV];
+static int tb_pool_state[TB_RUN_MAX_DEV];          /* 0 untried, 1 ready, -1 none */
+static pthread_mutex_t tb_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long tb_repacks;               /* operands repacked, for tests */
+
+static cudaMemPool_t tb_pool_get(int dev)
+{
+    if (dev < 0 || dev >= TB_RUN_MAX_DEV)
+        return NULL;
+    pthread_mutex_lock(&tb_pool_lock);
+    if (tb_pool_state[dev] == 0) {
+        cudaMemPoolProps p = {};
+        p.allocType = cudaMemAllocationTypePinned;
+        p.location.type = cudaMemLocationTypeDevice;
+        p.location.id = dev;
+        cudaMemPool_t pool;
+        tb_pool_state[dev] = -1;
+        if (cudaMemPoolCreate(&pool, &p) == cudaSuccess) {
+            uint64_t keep = TB_POOL_KEEP;
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            tb_pool[dev] = pool;
+            tb_pool_state[dev] = 1;
+        } else {
+            cudaGetLastError(); /* e.g. no memory-pool support: run unpacked */
+        }
+    }
+    cudaMemPool_t r = tb_pool_state[dev] == 1 ? tb_pool[dev] : NULL;
+    pthread_mutex_unlock(&tb_pool_lock);
+    return r;
+}
+
+extern "C" size_t tb_run_pool_bytes(void)
+{
+    size_t total = 0;
+    pthread_mutex_lock(&tb_pool_lock);
+    for (int d = 0; d < TB_RUN_MAX_DEV; d++) {
+        uint64_t v = 0;
+        if (tb_pool_state[d] == 1 &&
+            cudaMemPoolGetAttribute(tb_pool[d], cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess)
+            total += (size_t)v;
+    }
+    pthread_mutex_unlock(&tb_pool_lock);
+    return total;
+}
+
+extern "C" unsigned long long tb_run_repack_count(void)
+{
+    return __atomic_load_n(&tb_repacks, __ATOMIC_RELAXED);
+}
+
+/* ---- the decision ---------------------------------------------------------- */
+
+static int tb_aligned16(const float *p, size_t ld)
+{
+    return (uintptr_t)p % 16 == 0 && ld % 4 == 0;
+}
+
+/* Tiles of C that read each element of op(A) (the column tiles) and of op(B)
+ * (the row tiles), with 128 x 128 tiles. An operand read fewer than 4 times
+ * is not worth copying once. Below 2 * 384^3 flops the kernel is launch-bound
+ * and the extra launches are not worth it either. */
+static int tb_want_repack(const tb_gemm_args *g, int which)
+{
+    const double flops = 2.0 * g->m * (double)g->n * g->k;
+    if (flops < 2.0 * 384 * 384 * 384)
+        return 0;
+    const int reuse = which == 0 ? (g->n + 127) / 128 : (g->m + 127) / 128;
+    return reuse >= 4;
+}
+
+static size_t tb_round32(size_t x) { return (x + 31) & ~(size_t)31; }
+
+extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
+                                   cudaStream_t stream)
+{
+    if (!kern)
+        kern = tb_kernel_pick(args);
+    if (!kern)
+        return cudaErrorInvalidValue;
+    tb_gemm_args g = *args;
+    if (!kern->wants_aligned || g.m <= 0 || g.n <= 0 || g.k <= 0 || g.alpha == 0.0f)
+        return kern->launch(&g, stream);
+
+    /* Stored shapes: A is m x k (k x m when transposed), B k x n (n x k). */
+    const int a_rows = g.transa ? g.k : g.m, a_cols = g.transa ? g.m : g.k;
+    const int b_rows = g.transb ? g.n : g.k, b_cols = g.transb ? g.k : g.n;
+    const int pack_a = !tb_aligned16(g.A, g.lda) && tb_want_repack(&g, 0);
+    const int pack_b = !tb_aligned16(g.B, g.ldb) && tb_want_repack(&g, 1);
+    if (!pack_a && !pack_b)
+        return kern->launch(&g, stream);
+
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return kern->launch(&g, stream);
+    }
+    cudaMemPool_t pool = tb_pool_get(dev);
+    const size_t lda2 = tb_round32((size_t)a_cols), ldb2 = tb_round32((size_t)b_cols);
+    const size_t a_bytes = pack_a ? (size_t)a_rows * lda2 * sizeof(float) : 0;
+    const size_t b_bytes = pack_b ? (size_t)b_rows * ldb2 * sizeof(float) : 0;
+    void *buf = NULL;
+    if (!pool || cudaMallocFromPoolAsync(&buf, a_bytes + b_bytes, pool, stream) != cudaSuccess) {
+        cudaGetLastError(); /* no room: the direct kernel is slower, not wrong */
+        return kern->launch(&g, stream);
+    }
+    cudaError_t e = cudaSuccess;
+    float *pa = (float *)buf, *pb = (float *)((char *)buf + a_bytes);
+    if (pack_a && (e = tb_pack(g.A, g.lda, pa, lda2, a_rows, a_cols, stream)) == cudaSuccess) {
+        g.A = pa;
+        g.lda = lda2;
+    }
+    if (e == cudaSuccess && pack_b &&
+        (e = tb_pack(g.B, g.ldb, pb, ldb2, b_rows, b_cols, stream)) == cudaSuccess) {
+        g.B = pb;
+        g.ldb = ldb2;
+    }
+    if (e == cudaSuccess)
+        e = kern->launch(&g, stream);
+    /* Freed in stream order: after the kernel that reads it, whatever happened. */
+    cudaError_t f = cudaFreeAsync(buf, stream);
+    if (e == cudaSuccess && f != cudaSuccess)
+        e = f;
+    if (e == cudaSuccess)
+        __atomic_add_fetch(&tb_repacks, (unsigned long long)(pack_a + pack_b), __ATOMIC_RELAXED);
+    return e;
+}

@@ -1,0 +1,512 @@
+/* src/calibrate.c - the cost model's rates, measured on this machine.
+ *
+ * The built-in rates (costmodel.c) are the H200 machine's. Anywhere else -
+ * another GPU, a slower PCIe link, fewer cores, another CPU BLAS - they send
+ * calls the wrong way. So on the first call that may go to the GPU, auto
+ * mode reads this machine's rates from the user's cache directory, or, when
+ * there are none yet, measures them (about 0.1 s, once per machine) and
+ * caches them. `tiledblas calibrate` measures again on request.
+ *
+ * What is measured, each through the path real calls take:
+ *   CPU BLAS   a 2048x2048x1024 and a 256^3 call (rate and fixed cost, a
+ *              straight line through both), a 60^3 call (one core: OpenBLAS
+ *              runs calls that small on one thread) and a 64x2048x2048 call
+ *              (how much slower a thin C runs: thin_dim);
+ *   transfers  a 64^3 GPU call (the fixed cost), 2048x2048x8 with beta = 0
+ *              (16 MiB of C back: device->host) and with beta = 1 (the same
+ *              C up as well: host->device), through the staged pipeline;
+ *   kernel     1024x4096x4096 on device buffers, the size of the pipeline's
+ *              panels, timed with events.
+ * A rate outside plausible bounds keeps its built-in value.
+ *
+ * The cache file is text, one rate per line, under a key naming the GPU
+ * (name, UUID), the CPU, the CPU BLAS (library, version, core, threads), the
+ * settings that change speed and our version: change any, and the file no
+ * longer matches, so the rates are measured again. */
+#define _GNU_SOURCE
+#include "tb_internal.h"
+#include "tb_kernels.h"
+#include "tiledblas.h"
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TB_EXPORT __attribute__((visibility("default")))
+
+static pthread_mutex_t tb_cal_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tb_cal_done;                  /* the rates are final              */
+static tb_rates tb_cal_rates;            /* published once measured or read  */
+static char tb_cal_source[1200] = "built in (H200 machine); measured on the first GPU call";
+
+/* ---- the cache file ------------------------------------------------------- */
+
+/* The rates by name, in file order, with the bounds a measurement must fall
+ * in to be believed. */
+static const struct {
+    const char *name;
+    size_t off;
+    double lo, hi;
+} tb_cal_fields[] = {
+    {"cpu_flops", offsetof(tb_rates, cpu_flops), 1e8, 1e16},
+    {"cpu_fixed_s", offsetof(tb_rates, cpu_fixed_s), 0.0, 0.1},
+    {"cpu_core_flops", offsetof(tb_rates, cpu_core_flops), 1e7, 1e14},
+    {"gpu_flops", offsetof(tb_rates, gpu_flops), 1e10, 1e17},
+    {"gpu_fixed_s", offsetof(tb_rates, gpu_fixed_s), 1e-7, 0.1},
+    {"h2d_bps", offsetof(tb_rates, h2d_bps), 1e8, 1e13},
+    {"d2h_bps", offsetof(tb_rates, d2h_bps), 1e8, 1e13},
+    {"thin_dim", offsetof(tb_rates, thin_dim), 1.0, 1e6},
+};
+#define TB_NCAL (int)(sizeof tb_cal_fields / sizeof tb_cal_fields[0])
+
+static double *tb_field(tb_rates *r, int i) { return (double *)((char *)r + tb_cal_fields[i].off); }
+
+static int tb_plausible(int i, double v)
+{
+    return isfinite(v) && v >= tb_cal_fields[i].lo && v <= tb_cal_fields[i].hi;
+}
+
+int tb_calibration_format(const tb_rates *r, const char *key, const char *when, char *buf,
+                          size_t len)
+{
+    int n = snprintf(buf, len,
+                     "# libtiledblas: this machine's rates for the GPU/CPU decision, measured %s.\n"
+                     "# Delete this file, or run `tiledblas calibrate`, to measure them again.\n"
+                     "key %s\n", when, key);
+    for (int i = 0; i < TB_NCAL && n >= 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - n, "%s %.6g\n", tb_cal_fields[i].name,
+                      *tb_field((tb_rates *)r, i));
+    return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+int tb_calibration_parse(const char *text, const char *key, tb_rates *out)
+{
+    tb_rates r = *tb_rates_builtin();
+    int seen = 0, key_ok = 0;
+    for (const char *line = text; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t l = eol ? (size_t)(eol - line) : strlen(line);
+        if (l > 4 && strncmp(line, "key ", 4) == 0)
+            key_ok = l - 4 == strlen(key) && strncmp(line + 4, key, l - 4) == 0;
+        for (int i = 0; i < TB_NCAL; i++) {
+            size_t nl = strlen(tb_cal_fields[i].name);
+            if (l > nl + 1 && strncmp(line, tb_cal_fields[i].name, nl) == 0 && line[nl] == ' ') {
+                char num[48], *end;
+                size_t vl = l - nl - 1 < sizeof num - 1 ? l - nl - 1 : sizeof num - 1;
+                memcpy(num, line + nl + 1, vl);
+                num[vl] = '\0';
+                double v = strtod(num, &end);
+                if (end == num || *end || !tb_plausible(i, v))
+                    return -1;
+                *tb_field(&r, i) = v;
+                seen |= 1 << i;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    if (!key_ok || seen != (1 << TB_NCAL) - 1)
+        return -1;
+    *out = r;
+    return 0;
+}
+
+static uint64_t tb_fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void tb_cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *v = strchr(line, ':');
+            if (v) {
+                v += 1 + (v[1] == ' ');
+                v[strcspn(v, "\n")] = '\0';
+                snprintf(buf, len, "%s", v);
+            }
+            break;
+        }
+    fclose(f);
+}
+
+static int tb_cache_dir(char *buf, size_t len)
+{
+    const tb_settings *s = tb_settings_get();
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (s->cache_dir)
+        n = snprintf(buf, len, "%s", s->cache_dir);
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/tiledblas", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.cache/tiledblas", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int tb_calibration_path(char *path, size_t len, char *key, size_t klen)
+{
+    const tb_settings *s = tb_settings_get();
+    struct cudaDeviceProp prop;
+    char k[2048], cpu[160], blas[512], warn[256], uuid[40] = "";
+    if (cudaGetDeviceProperties(&prop, s->device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)prop.uuid.bytes[i]);
+    tb_cpu_model(cpu, sizeof cpu);
+    tb_cpu_blas_describe(blas, sizeof blas, warn, sizeof warn);
+    snprintf(k, sizeof k,
+             "tiledblas %s | gpu %s %s %d SMs | cpu %s x%ld | blas %s | copy-threads %d "
+             "streams %d kernel %s device-memory %.0f",
+             TILEDBLAS_VERSION, prop.name, uuid, prop.multiProcessorCount, cpu,
+             sysconf(_SC_NPROCESSORS_ONLN), blas, s->copy_threads, s->lanes,
+             s->kernel ? s->kernel : "default", s->device_memory);
+    if (key && snprintf(key, klen, "%s", k) >= (int)klen)
+        return -1;
+    char dir[900];
+    if (tb_cache_dir(dir, sizeof dir) != 0)
+        return -1;
+    int n = snprintf(path, len, "%s/rates-%016llx.txt", dir, (unsigned long long)tb_fnv1a(k));
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int tb_cal_load(const char *path, const char *key, tb_rates *r)
+{
+    char text[4096];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return tb_calibration_parse(text, key, r);
+}
+
+/* mkdir -p for the cache directory; then write a temporary file and rename
+ * it, so that a reader never sees half a file. */
+static int tb_cal_save(const char *path, const char *key, const tb_rates *r)
+{
+    char dir[1200], text[4096], when[40], tmp[1300];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return -1;
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tm));
+    if (tb_calibration_format(r, key, when, text, sizeof text) != 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    int ok = write(fd, text, len) == (ssize_t)len;
+    ok &= close(fd) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the measurement ------------------------------------------------------ */
+
+static tb_problem tb_prob(int m, int n, int k, float beta, const float *A, const float *B,
+                          float *C)
+{
+    tb_problem p = {m, n, k, 0, 0, 1.0f, beta, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+    return p;
+}
+
+static int tb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median seconds of reps runs after one warm-up; on_gpu: through the GPU
+ * pipeline (-1 if it fails), else the CPU BLAS. */
+static double tb_time(const tb_problem *p, int reps, int on_gpu)
+{
+    double t[32];
+    if (reps > 32)
+        reps = 32;
+    for (int i = -1; i < reps; i++) {
+        tb_gpu_times gt;
+        memset(&gt, 0, sizeof gt);
+        double t0 = tb_now();
+        if (on_gpu) {
+            if (tb_gpu_sgemm(p, &gt) != TB_STAGE_NONE)
+                return -1.0;
+        } else {
+            tb_forward_problem(p);
+        }
+        if (i >= 0)
+            t[i] = tb_now() - t0;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], tb_cmp_double);
+    return t[reps / 2];
+}
+
+/* The kernel alone at a panel's size, on a stream of our own; -1 if the
+ * memory is not there. */
+static double tb_time_kernel(int m, int n, int k)
+{
+    const tb_settings *s = tb_settings_get();
+    int old = 0;
+    cudaGetDevice(&old);
+    if (cudaSetDevice(s->device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1.0;
+    }
+    float *A = NULL, *B = NULL, *C = NULL;
+    cudaStream_t st = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double best = -1.0;
+    if (cudaMalloc((void **)&A, sizeof(float) * m * k) == cudaSuccess &&
+        cudaMalloc((void **)&B, sizeof(float) * (size_t)k * n) == cudaSuccess &&
+        cudaMalloc((void **)&C, sizeof(float) * (size_t)m * n) == cudaSuccess &&
+        cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess &&
+        cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess) {
+        /* Bytes 0x3c3c3c3c: 0.0115, ordinary finite values, not zeros. */
+        cudaMemsetAsync(A, 0x3c, sizeof(float) * m * k, st);
+        cudaMemsetAsync(B, 0x3c, sizeof(float) * (size_t)k * n, st);
+        tb_gemm_args g = {m, n, k, 0, 0, 1.0f, 0.0f, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+        const tb_kernel_info *kern = s->kernel ? tb_kernel_by_name(s->kernel) : NULL;
+        double t[5];
+        int ok = tb_gemm_run(&g, kern, st) == cudaSuccess;
+        for (int i = 0; ok && i < 5; i++) {
+            float ms = 0;
+            ok = cudaEventRecord(e0, st) == cudaSuccess && tb_gemm_run(&g, kern, st) == cudaSuccess &&
+                 cudaEventRecord(e1, st) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
+                 cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
+            t[i] = ms * 1e-3;
+        }
+        if (ok) {
+            qsort(t, 5, sizeof t[0], tb_cmp_double);
+            best = t[2];
+        }
+    }
+    if (st)
+        cudaStreamSynchronize(st);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    if (st)
+        cudaStreamDestroy(st);
+    cudaGetLastError();
+    cudaSetDevice(old);
+    return best;
+}
+
+static void tb_fill(float *x, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)((int32_t)seed >> 8) * (1.0f / 8388608.0f) + 0.001f;
+    }
+}
+
+static void tb_keep(tb_rates *r, int field, double v)
+{
+    if (tb_plausible(field, v))
+        *tb_field(r, field) = v;
+}
+
+int tb_calibrate_measure(tb_rates *r, const char **why)
+{
+    *r = *tb_rates_builtin();
+    const int M = 2048, N = 2048, K = 1024;
+    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * 2048 * N);
+    float *C = malloc(sizeof(float) * M * N);
+    int rc = -1;
+    *why = "out of host memory";
+    if (!A || !B || !C)
+        goto out;
+    tb_fill(A, (size_t)M * K, 1);
+    tb_fill(B, (size_t)2048 * N, 2);
+    tb_fill(C, (size_t)M * N, 3);
+
+    /* The CPU BLAS: a line through a large and a small call. */
+    const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
+    const tb_problem core = tb_prob(60, 60, 60, 0.0f, A, B, C), thin = tb_prob(64, 2048, 2048, 0.0f, A, B, C);
+    const double f_big = 2.0 * M * N * K, f_small = 2.0 * 256 * 256 * 256;
+    const double f_core = 2.0 * 60 * 60 * 60, f_thin = 2.0 * 64 * 2048 * 2048;
+    double t_big = tb_time(&big, 3, 0), t_small = tb_time(&small, 9, 0);
+    double t_core = tb_time(&core, 21, 0), t_thin = tb_time(&thin, 3, 0);
+    double rate = t_big > t_small ? (f_big - f_small) / (t_big - t_small) : f_big / t_big;
+    tb_keep(r, 0, rate);
+    tb_keep(r, 1, fmax(t_small - f_small / r->cpu_flops, 1e-6));
+    tb_keep(r, 2, f_core / t_core);
+    /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
+    double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
+    tb_keep(r, 7, fmax(64.0 * slow, 1.0));
+
+    /* The GPU, through the pipeline real calls take. */
+    *why = "a GPU call failed";
+    const tb_problem tiny = tb_prob(64, 64, 64, 0.0f, A, B, C);
+    const tb_problem down = tb_prob(2048, 2048, 8, 0.0f, A, B, C);
+    const tb_problem both = tb_prob(2048, 2048, 8, 1.0f, A, B, C);
+    double t_tiny = tb_time(&tiny, 9, 1);
+    double t_down = t_tiny > 0 ? tb_time(&down, 5, 1) : -1;
+    double t_both = t_down > 0 ? tb_time(&both, 5, 1) : -1;
+    if (t_both < 0)
+        goto out;
+    const double c_bytes = 4.0 * 2048 * 2048, ab_bytes = 4.0 * (2048 * 8 + 8 * 2048);
+    tb_keep(r, 4, t_tiny);
+    tb_keep(r, 6, c_bytes / (t_down - r->gpu_fixed_s - ab_bytes / r->h2d_bps));
+    tb_keep(r, 5, c_bytes / (t_both - r->gpu_fixed_s - ab_bytes / r->h2d_bps - c_bytes / r->d2h_bps));
+    double t_kern = tb_time_kernel(1024, 4096, 4096);
+    if (t_kern > 0)
+        tb_keep(r, 3, 2.0 * 1024 * 4096 * 4096 / t_kern);
+    rc = 0;
+out:
+    free(A);
+    free(B);
+    free(C);
+    return rc;
+}
+
+/* ---- first use ------------------------------------------------------------ */
+
+int tb_rates_final(void)
+{
+    return tb_settings_get()->calibrate == TB_CAL_OFF || __atomic_load_n(&tb_cal_done, __ATOMIC_ACQUIRE);
+}
+
+static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
+{
+    snprintf(buf, len,
+             "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f), "
+             "GPU kernel %.1f TFLOP/s, host->device %.1f GB/s, device->host %.1f GB/s, "
+             "%.0f us a GPU call",
+             r->cpu_flops * 1e-9, r->cpu_fixed_s * 1e6, r->cpu_core_flops * 1e-9, r->thin_dim,
+             r->gpu_flops * 1e-12, r->h2d_bps * 1e-9, r->d2h_bps * 1e-9, r->gpu_fixed_s * 1e6);
+}
+
+/* Measure, save, publish; the lock is held. force: do not read the cache. */
+static int tb_cal_locked(int force, char *report, size_t rlen)
+{
+    const tb_settings *s = tb_settings_get();
+    char path[1100], key[2048], line[400];
+    int have_path = tb_calibration_path(path, sizeof path, key, sizeof key) == 0;
+    int changed = 0;
+    if (!force && have_path && tb_cal_load(path, key, &tb_cal_rates) == 0) {
+        snprintf(tb_cal_source, sizeof tb_cal_source, "this machine's, read from %s", path);
+        changed = 1;
+    } else if (s->fault != TB_STAGE_NONE) {
+        snprintf(tb_cal_source, sizeof tb_cal_source, "built in (not measured while %s is set)",
+                 TB_ENV_FAULT);
+    } else {
+        const char *why = "";
+        double t0 = tb_now();
+        tb_rates r;
+        if (tb_calibrate_measure(&r, &why) == 0) {
+            tb_cal_rates = r;
+            changed = 1;
+            int saved = have_path && tb_cal_save(path, key, &r) == 0;
+            snprintf(tb_cal_source, sizeof tb_cal_source, "measured by this process in %.0f ms%s%s",
+                     (tb_now() - t0) * 1e3, saved ? ", saved to " : " (not saved",
+                     saved ? path : have_path ? ": cannot write the cache)" : ": no cache directory)");
+        } else {
+            snprintf(tb_cal_source, sizeof tb_cal_source, "built in (measuring failed: %s)", why);
+        }
+    }
+    if (changed)
+        tb_rates_publish(&tb_cal_rates);
+    tb_cal_summary(line, sizeof line, tb_rates_get());
+    tb_log(2, "cost model: %s: %s", tb_cal_source, line);
+    if (report)
+        snprintf(report, rlen, "rates: %s\n%s\n", tb_cal_source, line);
+    __atomic_store_n(&tb_cal_done, 1, __ATOMIC_RELEASE);
+    return changed;
+}
+
+int tb_calibrate_ensure(void)
+{
+    if (tb_rates_final())
+        return 0;
+    pthread_mutex_lock(&tb_cal_lock);
+    int changed = 0;
+    if (!__atomic_load_n(&tb_cal_done, __ATOMIC_ACQUIRE))
+        changed = tb_cal_locked(tb_settings_get()->calibrate == TB_CAL_FORCE, NULL, 0);
+    pthread_mutex_unlock(&tb_cal_lock);
+    return changed;
+}
+
+void tb_calibration_describe(char *buf, size_t len)
+{
+    if (tb_settings_get()->calibrate == TB_CAL_OFF) {
+        snprintf(buf, len, "built in (H200 machine; %s=off)", TB_ENV_CALIBRATE);
+        return;
+    }
+    pthread_mutex_lock(&tb_cal_lock);
+    int done = tb_cal_done;
+    snprintf(buf, len, "%s", tb_cal_source);
+    pthread_mutex_unlock(&tb_cal_lock);
+    /* Not used yet in this process: say whether this machine's rates are
+     * cached, if CUDA is up already (the key names the GPU). */
+    char gpu[256], path[1100], key[2048];
+    tb_rates r;
+    if (done || !tb_gpu_describe_if_started(gpu, sizeof gpu) ||
+        tb_calibration_path(path, sizeof path, key, sizeof key) != 0)
+        return;
+    if (tb_cal_load(path, key, &r) == 0)
+        snprintf(buf, len, "this machine's, cached in %s (read on the first GPU call)", path);
+    else
+        snprintf(buf, len, "built in (H200 machine) until the first GPU call measures this "
+                 "machine's (about 0.1 s) and caches them in %s", path);
+}
+
+TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
+{
+    const char *why;
+    if (!tb_gpu_available(&why)) {
+        snprintf(buf, len, "no GPU (%s: %s): every call runs on the CPU BLAS, no rates to measure\n",
+                 why, tb_gpu_detail());
+        return 1;
+    }
+    if (!tb_real_cblas()) {
+        snprintf(buf, len, "no CPU BLAS found (see %s)\n", TB_ENV_CPU_BLAS);
+        return -1;
+    }
+    pthread_mutex_lock(&tb_cal_lock);
+    tb_cal_locked(1, buf, len);
+    int measured = strncmp(tb_cal_source, "measured", 8) == 0;
+    pthread_mutex_unlock(&tb_cal_lock);
+    return measured ? 0 : -1;
+}
