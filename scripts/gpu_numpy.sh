@@ -42,9 +42,21 @@ say() { echo "$*" | tee -a "$summary"; }
 # first on the library path, so that numpy's libblas.so.3 and liblapack.so.3
 # are OpenBLAS, then the prefix's other libraries (libgfortran, libexpat);
 # what the caller had stays behind them (the CUDA driver may be found there).
+# Of the caller's TILEDBLAS_* settings only the two about this machine's
+# measured rates stay (gpu_check.sh keeps them out of the user's cache);
+# without a cache directory given, the rates go to a temporary one.
+if [ -n "${TILEDBLAS_CACHE_DIR:-}" ]; then
+    cache_dir=$TILEDBLAS_CACHE_DIR
+else
+    cache_dir=$(mktemp -d /tmp/tb-numpy-cache.XXXXXX)
+    trap 'rm -rf "$cache_dir"' EXIT
+fi
+calibrate=${TILEDBLAS_CALIBRATE:-}
 for v in $(env | sed -n 's/^\(PYTHON[A-Z_]*\|TILEDBLAS_[A-Z_]*\|VIRTUAL_ENV\|CONDA_PREFIX\)=.*/\1/p'); do
     unset "$v"
 done
+export TILEDBLAS_CACHE_DIR=$cache_dir
+[ -z "$calibrate" ] || export TILEDBLAS_CALIBRATE=$calibrate
 unset LD_PRELOAD
 export PYTHONHOME=$prefix/usr
 export PYTHONPATH=$prefix/usr/lib/python3/dist-packages
@@ -81,6 +93,8 @@ for m in list(sys.modules.values()):
 for p in maps:
     if "python" in p and not inside(p):
         print("outside:", p)
+    elif not inside(p) and ".so" in p and os.path.realpath(p) != os.path.realpath(tblib):
+        print("system:", p)
 try:
     import ctypes
     blas = [p for p in maps if os.path.basename(p).startswith("libblas.so")]
@@ -126,6 +140,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
 fi
 
 line_re='^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)$'
+info_re='^tiledblas: cost model: '     # auto mode's rates, at the first call that may use the GPU
 status=0
 for mode in auto gpu; do
     o=$out/numpy-$mode.out e=$out/numpy-$mode.err
@@ -137,17 +152,17 @@ for mode in auto gpu; do
     n=$(grep -c '^tiledblas: sgemm ' "$e")
     gpu=$(grep -E "$line_re" "$e" | grep -c ' -> gpu ')
     cpu=$(grep -E "$line_re" "$e" | grep -c ' -> cpu ')
-    other=$(grep -vcE "$line_re" "$e")
+    other=$(grep -vE "$line_re" "$e" | grep -vcE "$info_re")
     why=$(grep -oE ' -> (gpu|cpu) \([a-z:-]+\)$' "$e" | sed 's/^ -> //' | sort | uniq -c | sort -rn |
           awk '{ printf "%s%s %s %d", sep, $2, $3, $1; sep = ", " }')
     lines="${want:-?} products, $n decision lines: gpu $gpu, cpu $cpu [$why], other lines $other, ${ms} ms"
     bad=""
     if [ $rc != 0 ] || [ -z "$want" ]; then
-        bad="numpy_check.py exit $rc: $(grep -v '^tiledblas: ' "$o" "$e" | tail -3 | tr '\n' ' ')"
+        bad="numpy_check.py exit $rc: $(cat "$o" "$e" | grep -v '^tiledblas: ' | tail -3 | tr '\n' ' ')"
     elif [ "$n" -lt "$want" ]; then
         bad="$n decision lines for $want float32 products"
     elif [ $have_gpu = 1 ]; then
-        [ "$other" = 0 ] || bad="warnings with a GPU: $(grep -vE "$line_re" "$e" | head -3 | tr '\n' ' ')"
+        [ "$other" = 0 ] || bad="warnings with a GPU: $(grep -vE "$line_re" "$e" | grep -vE "$info_re" | head -3 | tr '\n' ' ')"
         [ "$gpu" -gt 0 ] || bad="no product went to the GPU"
         if [ $mode = gpu ]; then
             kept=$(grep -E "$line_re" "$e" | grep ' -> cpu ' | grep -vcE '\((scope|no-op|illegal-args)\)$')
@@ -156,9 +171,9 @@ for mode in auto gpu; do
     else
         [ "$gpu" = 0 ] || bad="the GPU route claimed without a GPU"
         if [ $mode = auto ]; then
-            [ "$other" = 0 ] || bad="auto mode printed more than decision lines: $(grep -vE "$line_re" "$e" | head -3 | tr '\n' ' ')"
+            [ "$other" = 0 ] || bad="auto mode printed more than decision lines: $(grep -vE "$line_re" "$e" | grep -vE "$info_re" | head -3 | tr '\n' ' ')"
         else
-            [ "$other" -le 1 ] || bad="$other warnings: $(grep -vE "$line_re" "$e" | head -3 | tr '\n' ' ')"
+            [ "$other" -le 1 ] || bad="$other warnings: $(grep -vE "$line_re" "$e" | grep -vE "$info_re" | head -3 | tr '\n' ' ')"
             lines="$lines; no GPU here: forced-GPU mode fell back to the CPU ($other warning)"
         fi
     fi
@@ -169,6 +184,7 @@ for mode in auto gpu; do
         say "      ($lines)"
         status=1
     fi
+    grep -E "$info_re" "$e" | head -1 | sed 's/^tiledblas: /      /' | tee -a "$summary"
 done
 say "layouts and transposes that reached cblas_sgemm: $(sed -n 's/^tiledblas: sgemm \([A-Za-z]*\) \([NT][NT]\) .*/\1 \2/p' \
     "$out/numpy-gpu.err" | sort | uniq -c | awk '{ printf "%s%s %s %d", sep, $2, $3, $1; sep = ", " }')"
