@@ -67,7 +67,9 @@ static void error_vs_f64(const float *A, const float *B, const float *C, int m, 
 {
     double mx = 0.0, sum = 0.0, d2 = 0.0, r2 = 0.0;
     int step = m > rows ? m / rows : 1, used = 0;
+#ifdef _OPENMP
     #pragma omp parallel for reduction(max:mx) reduction(+:sum,d2,r2,used) schedule(dynamic)
+#endif
     for (int i = 0; i < m; i += step) {
         double *acc = calloc((size_t)n, sizeof *acc);
         for (int p = 0; p < k; p++) {

@@ -134,9 +134,10 @@ static int check(const char *when, const float *C, int packed, const double *ref
                     fprintf(stderr, "bench_repeat: %s: C(%d,%d) = %.9g, want %.9g (bound %.3g)\n",
                             when, i, c, got, want, bound);
             }
-            if (!(err <= max_err))
+            /* A NaN, once seen, stays in max_err and worst. */
+            if (isnan(err) || err > max_err)
                 max_err = err;
-            if (!(err / bound <= worst))
+            if (isnan(err) || err / bound > worst)
                 worst = err / bound;
             max_ref = fabs(want) > max_ref ? fabs(want) : max_ref;
             d2 += err * err;
@@ -147,7 +148,7 @@ static int check(const char *when, const float *C, int packed, const double *ref
     double norm_rel = sqrt(d2 / (r2 > 0.0 ? r2 : 1e-300));
     int ok = bad == 0 && norm_rel <= norm_limit;
     printf("check %-14s %d rows x %d: max rel err %.2e, normwise %.2e (limit %.2e), "
-           "worst element %.3f of its fp32 bound: %s\n", when, rows, n, max_rel, norm_rel,
+           "worst element %.1e of its fp32 bound: %s\n", when, rows, n, max_rel, norm_rel,
            norm_limit, worst, ok ? "ok" : "FAIL");
     if (bad)
         fprintf(stderr, "bench_repeat: %s: %ld of %ld checked elements outside the fp32 bound\n",
