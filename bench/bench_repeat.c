@@ -12,7 +12,7 @@
  *   pass 2, beta = 1: R calls C = A B + C      (gradient accumulation over
  *                                               micro-batches)
  * so after both passes C = (R + 1) A B exactly. Every call is timed on its
- * own (wall clock around cblas_sgemm); printed per pass and for all calls:
+ * own (wall clock around the call); printed per pass and for all calls:
  * the first call (under the preload it includes starting CUDA), the median,
  * min and max of the rest, and the total.
  *
@@ -32,7 +32,10 @@
  * Exit status: 0 when both checks pass, 1 when one fails, 2 for bad usage.
  *
  * Usage: bench_repeat [--size N | --m M --n N --k K] [--calls R] [--rows S] [--seed X]
+ *                     [--fortran]
  *   defaults: m = n = k = 4096, R = 20 (per pass), S = 32 checked rows, X = 1.
+ *   --fortran makes the same calls through the Fortran sgemm_ (C^T = B^T A^T,
+ *   column-major), the interface a preload such as NVBLAS intercepts.
  * The last line, "summary: ...", is for scripts. */
 #define _GNU_SOURCE
 #include <cblas.h>
@@ -42,6 +45,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The Fortran interface, as OpenBLAS exports it. */
+void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
+            const float *, const int *, const float *, const int *, const float *, float *,
+            const int *, size_t, size_t);
+
+/* C = A B + beta C, row-major, packed, through CBLAS or through Fortran. */
+static void gemm(int fortran, int m, int n, int k, const float *A, const float *B, float beta,
+                 float *C)
+{
+    if (fortran) {
+        /* Row-major C = A B is column-major C^T = B^T A^T: the same memory. */
+        float one = 1.0f;
+        sgemm_("N", "N", &n, &m, &k, &one, B, &n, A, &k, &beta, C, &n, 1, 1);
+    } else {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, beta,
+                    C, n);
+    }
+}
 
 #ifdef _OPENMP
 #define PARALLEL_FOR _Pragma("omp parallel for schedule(dynamic)")
@@ -173,14 +195,20 @@ static int positive(const char *opt, const char *v, int *out)
 
 int main(int argc, char **argv)
 {
-    int m = 4096, n = 4096, k = 4096, R = 20, rows = 32, seed = 1;
+    int m = 4096, n = 4096, k = 4096, R = 20, rows = 32, seed = 1, fortran = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             printf("usage: bench_repeat [--size N | --m M --n N --k K] [--calls R] [--rows S] [--seed X]\n"
+                   "                    [--fortran]\n"
                    "R calls C = A B (beta 0), then R calls C = A B + C (beta 1), on the same\n"
-                   "buffers; per-call times; C checked against float64 (defaults 4096, 20, 32, 1)\n");
+                   "buffers; per-call times; C checked against float64 (defaults 4096, 20, 32, 1);\n"
+                   "--fortran: through sgemm_ instead of cblas_sgemm\n");
             return 0;
+        }
+        if (!strcmp(o, "--fortran")) {
+            fortran = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "bench_repeat: %s: missing value (or unknown option)\n", o);
@@ -219,14 +247,14 @@ int main(int argc, char **argv)
     fill(B, nb, 3ull * seed + 1);
     fill(C, nc, 3ull * seed + 2);
 
-    printf("bench_repeat: m=%d n=%d k=%d, row-major NN, alpha 1, %d calls with beta 0 then %d "
-           "with beta 1, same buffers\n", m, n, k, R, R);
+    printf("bench_repeat: m=%d n=%d k=%d, %s, alpha 1, %d calls with beta 0 then %d "
+           "with beta 1, same buffers\n", m, n, k,
+           fortran ? "sgemm_ (column-major C^T = B^T A^T)" : "cblas_sgemm row-major NN", R, R);
     fflush(stdout);
 
     for (int i = 0; i < R; i++) {
         double t0 = now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n,
-                    0.0f, C, n);
+        gemm(fortran, m, n, k, A, B, 0.0f, C);
         t[i] = now() - t0;
     }
     /* Keep pass 1's sampled rows: they are checked after the reference is built. */
@@ -239,8 +267,7 @@ int main(int argc, char **argv)
         memcpy(C1 + (size_t)j * n, C + (size_t)sample_row(j, rows, m) * n, (size_t)n * sizeof *C1);
     for (int i = 0; i < R; i++) {
         double t0 = now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n,
-                    1.0f, C, n);
+        gemm(fortran, m, n, k, A, B, 1.0f, C);
         t[R + i] = now() - t0;
     }
 

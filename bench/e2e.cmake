@@ -26,14 +26,18 @@ endif()
 # Tests (no GPU needed; small sizes stay on the CPU path even where there is
 # one, below TILEDBLAS_THRESHOLD):
 # bench.repeat-preload: bench_repeat under the preload passes its own float64
-#   check, and every one of its 2 x 6 calls went through the preload (one
-#   decision line each).
+#   check, through cblas_sgemm and through sgemm_ (--fortran), and every one
+#   of its 2 x 6 calls went through the preload (one decision line each).
 add_test(NAME bench.repeat-preload COMMAND sh -c
-  "out=$(LD_PRELOAD=\"$1\" TILEDBLAS_VERBOSE=2 \"$2\" --m 150 --n 130 --k 170 --calls 6 --rows 16 2>&1); rc=$?
-   printf '%s\\n' \"$out\"
-   [ $rc = 0 ] || { echo \"FAIL: exit status $rc\"; exit 1; }
-   n=$(printf '%s\\n' \"$out\" | grep -c 'sgemm RowMajor NN m=150 n=130 k=170 -> ')
-   [ \"$n\" = 12 ] || { echo \"FAIL: $n decision lines, want 12\"; exit 1; }"
+  "for api in cblas fortran; do
+     if [ $api = cblas ]; then opt=; want='sgemm RowMajor NN m=150 n=130 k=170 -> '
+     else opt=--fortran; want='sgemm_ ColMajor NN m=130 n=150 k=170 -> '; fi
+     out=$(LD_PRELOAD=\"$1\" TILEDBLAS_VERBOSE=2 \"$2\" --m 150 --n 130 --k 170 --calls 6 --rows 16 $opt 2>&1); rc=$?
+     printf '%s\\n' \"$out\"
+     [ $rc = 0 ] || { echo \"FAIL: $api: exit status $rc\"; exit 1; }
+     n=$(printf '%s\\n' \"$out\" | grep -c \"$want\")
+     [ \"$n\" = 12 ] || { echo \"FAIL: $api: $n decision lines, want 12\"; exit 1; }
+   done"
   sh $<TARGET_FILE:tiledblas_lib> $<TARGET_FILE:bench_repeat>)
 # bench.repeat-script: the driver runs it plain and preloaded, both pass their
 #   checks (exit 0), and it prints the table.
