@@ -43,7 +43,11 @@ void tb_rates_publish(const tb_rates *r)
  * compute, then the last panel's way back. */
 void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 {
-    const tb_rates *r = tb_rates_get();
+    tb_predict_with(tb_rates_get(), p, cpu_s, gpu_s);
+}
+
+void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
+{
     double m = p->m, n = p->n, k = p->k, flop = 2.0 * m * n * k;
     int reads_ab = p->k > 0 && p->alpha != 0.0f;
     double b_in = reads_ab ? 4.0 * k * n : 0.0;

@@ -11,6 +11,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef enum { TB_GPU_UNTRIED = 0, TB_GPU_READY, TB_GPU_DEAD } tb_gpu_state_t;
 
@@ -246,7 +249,56 @@ typedef struct tb_copy {
     char *dst;
     const char *src;
     size_t dst_stride, src_stride, row_bytes, rows;
+    int nontemporal;           /* tb_copy_bytes with streaming stores */
 } tb_copy;
+
+/* Copies of 4 MiB and more bypass the cache on the way out (1 = on; a
+ * benchmark may switch it to compare). */
+int tb_copy_nontemporal = 1;
+#define TB_NT_MIN_BYTES ((size_t)4 << 20)
+
+/* memcpy whose stores bypass the cache (x86 non-temporal stores). An
+ * ordinary store to a line that is not cached first reads the line from
+ * memory, so a large memcpy moves three bytes through memory for every byte
+ * copied; streaming stores write whole lines and move two. Both ends of our
+ * large copies are far bigger than the cache and not read again by this
+ * CPU soon - a staging buffer goes to the DMA engine, the caller's C is
+ * finished - so keeping them in the cache buys nothing. The caller orders
+ * the stores with tb_copy_fence() before anyone else reads them. */
+static void tb_copy_bytes(char *dst, const char *src, size_t n, int nontemporal)
+{
+#if defined(__SSE2__)
+    if (nontemporal && n >= 1024) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+        memcpy(dst, src, head);
+        dst += head;
+        src += head;
+        n -= head;
+        size_t body = n & ~(size_t)63;
+        for (size_t i = 0; i < body; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+            _mm_stream_si128((__m128i *)(dst + i), a);
+            _mm_stream_si128((__m128i *)(dst + i + 16), b);
+            _mm_stream_si128((__m128i *)(dst + i + 32), c);
+            _mm_stream_si128((__m128i *)(dst + i + 48), d);
+        }
+        memcpy(dst + body, src + body, n - body);
+        return;
+    }
+#endif
+    (void)nontemporal;
+    memcpy(dst, src, n);
+}
+
+static void tb_copy_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();   /* streaming stores are weakly ordered: drain them */
+#endif
+}
 
 static void tb_copy_part(void *arg, int part, int parts)
 {
@@ -257,17 +309,22 @@ static void tb_copy_part(void *arg, int part, int parts)
         size_t per = (total / (size_t)parts + 4095) & ~(size_t)4095;
         size_t lo = per * (size_t)part, hi = lo + per < total ? lo + per : total;
         if (lo < hi)
-            memcpy(c->dst + lo, c->src + lo, hi - lo);
-        return;
+            tb_copy_bytes(c->dst + lo, c->src + lo, hi - lo, c->nontemporal);
+    } else {
+        size_t lo = c->rows * (size_t)part / (size_t)parts;
+        size_t hi = c->rows * (size_t)(part + 1) / (size_t)parts;
+        for (size_t r = lo; r < hi; r++)
+            tb_copy_bytes(c->dst + r * c->dst_stride, c->src + r * c->src_stride, c->row_bytes,
+                          c->nontemporal);
     }
-    size_t lo = c->rows * (size_t)part / (size_t)parts, hi = c->rows * (size_t)(part + 1) / (size_t)parts;
-    for (size_t r = lo; r < hi; r++)
-        memcpy(c->dst + r * c->dst_stride, c->src + r * c->src_stride, c->row_bytes);
+    if (c->nontemporal)
+        tb_copy_fence();
 }
 
-static void tb_copy_run(const tb_copy *c)
+static void tb_copy_run(tb_copy *c)
 {
     size_t bytes = c->rows * c->row_bytes;
+    c->nontemporal = tb_copy_nontemporal && bytes >= TB_NT_MIN_BYTES;
     int parts = bytes < ((size_t)1 << 20) ? 1 : tb_pool_size();
     if ((size_t)parts > c->rows && c->dst_stride != c->row_bytes)
         parts = (int)c->rows;
@@ -304,7 +361,7 @@ static cudaError_t tb_upload(tb_lane *L, float *dst, size_t dpitch, const float 
         cudaError_t e = tb_stage_take(L, &buf, &ev);
         if (e != cudaSuccess)
             return e;
-        tb_copy c = {buf, (const char *)(src + r * ld), row_bytes, ld * sizeof(float), row_bytes, n};
+        tb_copy c = {buf, (const char *)(src + r * ld), row_bytes, ld * sizeof(float), row_bytes, n, 0};
         tb_copy_run(&c);
         e = cudaMemcpy2DAsync((char *)dst + r * dpitch, dpitch, buf, row_bytes, row_bytes, n,
                               cudaMemcpyHostToDevice, L->h2d);
@@ -349,7 +406,7 @@ static cudaError_t tb_download(tb_lane *L, float *dst, size_t ld, const float *s
             size_t c = i - 1, r = c * per, n = rows - r < per ? rows - r : per;
             if ((e = cudaEventSynchronize(*ev[c % 2])) != cudaSuccess)
                 return e;
-            tb_copy cp = {(char *)(dst + r * ld), buf[c % 2], ld * sizeof(float), row_bytes, row_bytes, n};
+            tb_copy cp = {(char *)(dst + r * ld), buf[c % 2], ld * sizeof(float), row_bytes, row_bytes, n, 0};
             tb_copy_run(&cp);
         }
     }

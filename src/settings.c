@@ -12,11 +12,11 @@
 #include <strings.h>
 
 /* Auto mode never considers the GPU below this m*n*k. On the H200 machine a
- * forced-GPU 256^3 call was a coin toss against OpenBLAS (0.12-0.17 ms
- * against 0.10-0.17 ms) and 512^3 a small win (0.38-0.46 ms against
- * 0.42-0.49 ms): the floor sits between, and the cost model (costmodel.c)
- * decides above it. */
-#define TB_DEFAULT_THRESHOLD (384.0 * 384.0 * 384.0)
+ * forced-GPU 256^3 call lost narrowly to OpenBLAS (0.14 ms against 0.13 ms)
+ * and 300^3 already won (0.16 against 0.20 ms): below 256^3 the GPU cannot
+ * win, and the cost model (costmodel.c, with this machine's rates from
+ * calibrate.c) decides above. */
+#define TB_DEFAULT_THRESHOLD (256.0 * 256.0 * 256.0)
 
 static tb_settings tb_s;
 

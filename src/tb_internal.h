@@ -140,6 +140,7 @@ TB_HIDDEN const tb_rates *tb_rates_get(void);
 TB_HIDDEN const tb_rates *tb_rates_builtin(void);
 TB_HIDDEN void tb_rates_publish(const tb_rates *r);
 TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
+TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement
@@ -250,6 +251,8 @@ TB_HIDDEN void tb_gpu_forked_child(void);
 /* Device bytes held in idle lanes' buffers and free on the device; -1 when
  * CUDA has not started. */
 TB_HIDDEN int tb_gpu_memory(size_t *held, size_t *free_b);
+/* 1: large host copies use streaming stores (gpu.c); benchmarks flip it. */
+extern int tb_copy_nontemporal TB_HIDDEN;
 /* Device name etc. for info; returns 0 when no device. */
 TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
 

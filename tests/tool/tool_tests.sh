@@ -256,7 +256,7 @@ calibrate)
     fi
     [ $rc = 0 ] || fail "exit $rc"
     grep -q "rates: measured by this process in [0-9]* ms, saved to $W/cache/rates-" out || fail "no 'measured ... saved to'"
-    grep -q "GFLOP/s .*TFLOP/s .*GB/s" out || fail "no rates printed"
+    grep -q "GFLOP/s.*TFLOP/s.*GB/s" out || fail "no rates printed"
     f=$(ls "$W"/cache/rates-*.txt) && grep -q "^key tiledblas " "$f" && grep -q "^gpu_flops " "$f" || fail "no rates file"
     "$TB_TOOL" info >out 2>err || fail "info failed"
     grep -q "^cost model: this machine's, cached in $f" out || fail "info does not see the cache: $(grep 'cost model' out)"
