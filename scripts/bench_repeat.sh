@@ -65,7 +65,7 @@ awk -v rp="$rc_plain" -v rt="$rc_pre" -v routes="$routes" -v stray="$stray" '
             printf "%-24s %12.3f %12.3f %8.2fx\n", names[i], a, b, (b > 0 ? a / b : 0)
         }
         printf "%-24s %12s %12s\n", "result check", field(p, "check") " (" rp ")", field(t, "check") " (" rt ")"
-        printf "preload routes: %s\n", (routes == "" ? "unknown (no decision lines: TILEDBLAS_VERBOSE or TILEDBLAS_LOG set?)" : routes)
+        printf "preload routes: %s\n", (routes == "" ? "unknown (no libtiledblas decision lines: another preload, or TILEDBLAS_VERBOSE/TILEDBLAS_LOG set by the caller)" : routes)
         if (stray > 0)
             printf "warning: the plain run printed %d decision lines: was it preloaded after all?\n", stray
         exit (rp == 0 && rt == 0) ? 0 : 1
