@@ -202,7 +202,7 @@ int main(int argc, char **argv)
     if (peer)
         printf(" %9s ms %8s", peer, "shim/peer");
     if (naive)
-        printf(" %12s %8s", "naive ms", "vs naive");
+        printf(" %12s %9s", "naive ms", "vs naive");
     printf("\n");
 
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
         if (peer_fn)
             printf(" %12.3f %8.2fx", t_peer * 1e3, t_peer / t_shim);
         if (naive && isnan(t_naive))
-            printf(" %12s %8s", "n/a", "n/a");
+            printf(" %12s %9s", "n/a", "n/a");
         else if (naive)
             printf(" %12.3f %8.2fx", t_naive * 1e3, t_naive / t_shim);
         printf("\n");
