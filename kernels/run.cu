@@ -1,7 +1,8 @@
 /* kernels/run.cu - one product on device pointers, the way the public
- * tiledblas_sgemm_device() runs it: the chosen kernel, and, when that kernel
- * is fast only on 16-byte aligned rows, aligned copies of the operands that
- * are not.
+ * tiledblas_sgemm_device() runs it: the chosen kernel; when that kernel is
+ * fast only on 16-byte aligned rows, aligned copies of the operands that are
+ * not; and when its grid would fill the GPU badly, K split into parts that
+ * run side by side (see "split K" below).
  *
  * Why: the tensor-core kernels feed shared memory with 16-byte cp.async
  * copies, which need every row of the operand to start on a 16-byte
@@ -141,6 +142,163 @@ static int tb_want_repack(const tb_gemm_args *g, int which)
 
 static size_t tb_round32(size_t x) { return (x + 31) & ~(size_t)31; }
 
+/* ---- split K ----------------------------------------------------------------
+ *
+ * A grid that fills the GPU badly wastes it: 1537^3 makes 169 tiles of
+ * 128 x 128 for 132 SMs, so the second wave runs 37 tiles while 95 SMs wait
+ * (64% of the machine used). Splitting K into S parts gives S times the
+ * tiles, each with K/S of the work: 507 tiles for 528 slots, 96% used. The
+ * parts are independent GEMMs (op(A) and op(B) offset along K, alpha 1,
+ * beta 0) into S scratch copies of C, launched on S streams so that their
+ * tiles share the SMs; one more kernel adds them up and applies alpha and
+ * beta (C is read only when beta != 0). The price: S partial C's written
+ * and read back, 8 S mn bytes at ~3 TB/s against 2mnk flops at ~50 TFLOP/s,
+ * about 67 S / k of the GEMM's time. */
+#define TB_MAX_SPLIT 4
+static int tb_sms[TB_RUN_MAX_DEV];
+static cudaStream_t tb_side[TB_RUN_MAX_DEV][TB_MAX_SPLIT - 1];
+static int tb_side_state[TB_RUN_MAX_DEV];           /* 0 untried, 1 ready, -1 none */
+static unsigned long long tb_splits;                 /* products split, for tests */
+
+extern "C" unsigned long long tb_run_split_count(void)
+{
+    return __atomic_load_n(&tb_splits, __ATOMIC_RELAXED);
+}
+
+/* Share of the slots a grid of `blocks` keeps busy: blocks / (waves x slots). */
+static double tb_fill(long long blocks, long long slots)
+{
+    return (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
+}
+
+static int tb_split_count(const tb_gemm_args *g, int dev)
+{
+    const double flops = 2.0 * g->m * (double)g->n * g->k;
+    if (flops < 2.0 * 768 * 768 * 768 || g->k < 512 || dev < 0 || dev >= TB_RUN_MAX_DEV)
+        return 1;
+    int sms = __atomic_load_n(&tb_sms[dev], __ATOMIC_RELAXED);
+    if (sms == 0) {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+            cudaGetLastError();
+            return 1;
+        }
+        __atomic_store_n(&tb_sms[dev], sms, __ATOMIC_RELAXED);
+    }
+    /* The launcher's tiling (sgemm_03_tf32x3.cu): 128-row tiles, one per
+     * SM, or 64-row tiles, two per SM, when 128-row ones would not give
+     * every SM a tile. */
+    const long long t128 = (long long)((g->m + 127) / 128) * ((g->n + 127) / 128);
+    const int small = t128 < sms;
+    const long long blocks = small ? (long long)((g->m + 63) / 64) * ((g->n + 127) / 128) : t128;
+    const long long slots = small ? 2LL * sms : (long long)sms;
+    const double base = tb_fill(blocks, slots);
+    double best = base;
+    int pick = 1;
+    for (int parts = 2; parts <= TB_MAX_SPLIT && g->k / parts >= 256; parts++) {
+        const double score = tb_fill(parts * blocks, slots) / (1.0 + 67.0 * parts / g->k);
+        if (score > best) {
+            best = score;
+            pick = parts;
+        }
+    }
+    return best > 1.15 * base ? pick : 1;   /* a clear gain only */
+}
+
+/* S - 1 streams of our own per device, made once; 0 when they cannot be. */
+static int tb_side_get(int dev, cudaStream_t *side)
+{
+    pthread_mutex_lock(&tb_pool_lock);
+    if (tb_side_state[dev] == 0) {
+        tb_side_state[dev] = 1;
+        for (int i = 0; i < TB_MAX_SPLIT - 1; i++)
+            if (cudaStreamCreateWithFlags(&tb_side[dev][i], cudaStreamNonBlocking) != cudaSuccess) {
+                cudaGetLastError();
+                tb_side_state[dev] = -1;
+                break;
+            }
+    }
+    int ok = tb_side_state[dev] == 1;
+    if (ok)
+        for (int i = 0; i < TB_MAX_SPLIT - 1; i++)
+            side[i] = tb_side[dev][i];
+    pthread_mutex_unlock(&tb_pool_lock);
+    return ok;
+}
+
+/* C = alpha * (W_0 + ... + W_{S-1}) + beta * C, the W_s being the parts'
+ * results (stride ldw, wstride apart). Rows over gridDim.y, columns over
+ * threads: coalesced, any shape. */
+__global__ void __launch_bounds__(256)
+tb_split_sum(const float *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n,
+             float alpha, float beta, float *C, size_t ldc)
+{
+    for (int r = blockIdx.y; r < m; r += gridDim.y)
+        for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
+            const float *w = W + (size_t)r * ldw + c;
+            float s = w[0];
+            for (int p = 1; p < parts; p++)
+                s += w[p * wstride];
+            float *d = C + (size_t)r * ldc + c;
+            *d = beta == 0.0f ? alpha * s : alpha * s + beta * *d;
+        }
+}
+
+static cudaError_t tb_split_run(const tb_gemm_args *g, const tb_kernel_info *kern, int parts,
+                                float *W, size_t ldw, int dev, cudaStream_t stream)
+{
+    cudaStream_t side[TB_MAX_SPLIT - 1];
+    cudaEvent_t fork = NULL, join[TB_MAX_SPLIT] = {};
+    int concurrent = tb_side_get(dev, side) &&
+                     cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) == cudaSuccess;
+    for (int p = 1; concurrent && p < parts; p++)
+        concurrent = cudaEventCreateWithFlags(&join[p], cudaEventDisableTiming) == cudaSuccess;
+    if (!concurrent)
+        cudaGetLastError();   /* no side streams or events: the parts run one after another */
+    if (concurrent && cudaEventRecord(fork, stream) != cudaSuccess)
+        concurrent = 0;
+    cudaError_t e = cudaSuccess;
+    /* K cut in slices of a multiple of 32 (the kernels' BK: aligned rows stay
+     * aligned); with k / parts >= 256 every part gets some of K. */
+    const int kc = (int)tb_round32((size_t)((g->k + parts - 1) / parts));
+    const size_t wstride = (size_t)g->m * ldw;
+    for (int p = 0; p < parts; p++) {
+        cudaStream_t st = concurrent && p > 0 ? side[p - 1] : stream;
+        if (concurrent && p > 0 && cudaStreamWaitEvent(st, fork, 0) != cudaSuccess && e == cudaSuccess)
+            e = cudaGetLastError();
+        const size_t k0 = (size_t)p * kc;
+        tb_gemm_args q = *g;
+        q.k = g->k - (int)k0 < kc ? g->k - (int)k0 : kc;
+        q.A = g->transa ? g->A + k0 * g->lda : g->A + k0;
+        q.B = g->transb ? g->B + k0 : g->B + k0 * g->ldb;
+        q.C = W + p * wstride;
+        q.ldc = ldw;
+        q.alpha = 1.0f;
+        q.beta = 0.0f;
+        if (e == cudaSuccess)
+            e = kern->launch(&q, st);
+        /* Join even after a failure: the scratch is freed on `stream` after this. */
+        if (concurrent && p > 0) {
+            cudaEventRecord(join[p], st);
+            cudaStreamWaitEvent(stream, join[p], 0);
+        }
+    }
+    if (e == cudaSuccess) {
+        const unsigned gx = (unsigned)((g->n + 255) / 256 < 8 ? (g->n + 255) / 256 : 8);
+        const unsigned gy = (unsigned)(g->m < 65535 ? g->m : 65535);
+        tb_split_sum<<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, g->m, g->n, g->alpha,
+                                                       g->beta, g->C, g->ldc);
+        e = cudaGetLastError();
+    }
+    if (fork)
+        cudaEventDestroy(fork);
+    for (int p = 1; p < parts; p++)
+        if (join[p])
+            cudaEventDestroy(join[p]);
+    return e;
+}
+
+/* ---- the product ------------------------------------------------------------ */
+
 extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
                                    cudaStream_t stream)
 {
@@ -157,25 +315,30 @@ extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_inf
     const int b_rows = g.transb ? g.n : g.k, b_cols = g.transb ? g.k : g.n;
     const int pack_a = !tb_aligned16(g.A, g.lda) && tb_want_repack(&g, 0);
     const int pack_b = !tb_aligned16(g.B, g.ldb) && tb_want_repack(&g, 1);
-    if (!pack_a && !pack_b)
-        return kern->launch(&g, stream);
-
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) {
         cudaGetLastError();
         return kern->launch(&g, stream);
     }
+    const int parts = tb_split_count(&g, dev);
+    if (!pack_a && !pack_b && parts == 1)
+        return kern->launch(&g, stream);
+
     cudaMemPool_t pool = tb_pool_get(dev);
     const size_t lda2 = tb_round32((size_t)a_cols), ldb2 = tb_round32((size_t)b_cols);
+    const size_t ldw = tb_round32((size_t)g.n);
     const size_t a_bytes = pack_a ? (size_t)a_rows * lda2 * sizeof(float) : 0;
     const size_t b_bytes = pack_b ? (size_t)b_rows * ldb2 * sizeof(float) : 0;
+    const size_t w_bytes = parts > 1 ? (size_t)parts * g.m * ldw * sizeof(float) : 0;
     void *buf = NULL;
-    if (!pool || cudaMallocFromPoolAsync(&buf, a_bytes + b_bytes, pool, stream) != cudaSuccess) {
+    if (!pool ||
+        cudaMallocFromPoolAsync(&buf, a_bytes + b_bytes + w_bytes, pool, stream) != cudaSuccess) {
         cudaGetLastError(); /* no room: the direct kernel is slower, not wrong */
         return kern->launch(&g, stream);
     }
     cudaError_t e = cudaSuccess;
     float *pa = (float *)buf, *pb = (float *)((char *)buf + a_bytes);
+    float *pw = (float *)((char *)buf + a_bytes + b_bytes);
     if (pack_a && (e = tb_pack(g.A, g.lda, pa, lda2, a_rows, a_cols, stream)) == cudaSuccess) {
         g.A = pa;
         g.lda = lda2;
@@ -186,12 +349,15 @@ extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_inf
         g.ldb = ldb2;
     }
     if (e == cudaSuccess)
-        e = kern->launch(&g, stream);
-    /* Freed in stream order: after the kernel that reads it, whatever happened. */
+        e = parts > 1 ? tb_split_run(&g, kern, parts, pw, ldw, dev, stream) : kern->launch(&g, stream);
+    /* Freed in stream order: after the kernels that read it, whatever happened. */
     cudaError_t f = cudaFreeAsync(buf, stream);
     if (e == cudaSuccess && f != cudaSuccess)
         e = f;
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
         __atomic_add_fetch(&tb_repacks, (unsigned long long)(pack_a + pack_b), __ATOMIC_RELAXED);
+        if (parts > 1)
+            __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);
+    }
     return e;
 }

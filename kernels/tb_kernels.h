@@ -65,14 +65,17 @@ const tb_kernel_info *tb_kernel_by_name(const char *name);
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`
- * (NULL: tb_kernel_pick), with unaligned operands copied to aligned,
- * stream-ordered scratch first when the kernel wants_aligned and the copy
- * pays (the one place under kernels/ that allocates: from a memory pool of
- * its own, on `stream`). Falls back to the plain launch when it cannot. */
+ * (NULL: tb_kernel_pick); for a kernel that wants_aligned, unaligned
+ * operands copied to aligned, stream-ordered scratch first when the copy
+ * pays, and K split into parts on side streams when the grid would leave
+ * SMs idle (the one place under kernels/ that allocates: from a memory pool
+ * of its own, on `stream`). Falls back to the plain launch when it cannot. */
 cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
                         cudaStream_t stream);
-/* Operands repacked so far (tests), and device bytes the pool holds. */
+/* Operands repacked and products split along K so far (tests), and device
+ * bytes the pool holds. */
 unsigned long long tb_run_repack_count(void);
+unsigned long long tb_run_split_count(void);
 size_t tb_run_pool_bytes(void);
 
 /* Launchers, one per kernel file. */

@@ -86,6 +86,8 @@ step "end to end: one call through the shim (forced GPU) against OpenBLAS Skylak
 TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --sizes 256,512,1024,2048,4096,8192,16384 --reps 5 | tee "$out/e2e.txt"
 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE=$out/e2e-trace.jsonl $B/bench_e2e $TBLIB --sizes 4096,8192 --reps 3 > /dev/null
 grep '"route":"gpu"' "$out/e2e-trace.jsonl" | tail -2
+echo "-- every layout and transpose at 4096, auto mode (issue 7: within 10% of RowMajor NN):"
+$B/bench_layouts $TBLIB --size 4096 --reps 5 | tee "$out/layouts.txt"
 
 fi
 if want nvblas; then
@@ -94,7 +96,7 @@ nvb=/usr/local/cuda/lib64/libnvblas.so
 if [ -f $nvb ]; then
     printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /tmp/nvblas.log\n' \
         "$lib/openblas-pthread/libopenblas.so.0" > /tmp/nvblas.conf
-    NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb $B/bench_e2e $TBLIB --sizes 1024,2048,4096,8192 \
+    NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb $B/bench_e2e $TBLIB --sizes 512,1024,2048,4096,8192 \
         --reps 5 --peer NVBLAS 2>&1 | tee "$out/nvblas.txt"
 else
     echo "no $nvb on this machine"
@@ -114,10 +116,10 @@ shapes=$shapes,256x65536x256,512x32768x512,1024x16384x1024,64x100000x64,128x6553
 shapes=$shapes,4096x1024x8192,1000x3000x2000,3000x1000x500,2000x500x3000,6000x4000x2000
 shapes=$shapes,1000,1023,4097,8191,3001x2999x1503,300,700x200x900,1500x1500x64,2048x64x2048,64x2048x2048
 : > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"
-for round in 1 2; do
+for round in $(seq ${TB_SWEEP_ROUNDS:-2}); do
     for s in $(echo $shapes | tr , ' '); do
         TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --shapes $s --reps 5 | grep -E '^[0-9]+x' >> "$out/sweep-gpu.txt"
-        TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $s --reps 5 2>> "$out/sweep-auto.err" \
+        TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $s --reps 5 --no-naive 2>> "$out/sweep-auto.err" \
             | grep -E '^[0-9]+x' >> "$out/sweep-auto.txt"
     done
 done
@@ -137,6 +139,15 @@ awk 'function lo(a, k, v) { if (!(k in a) || v < a[k]) a[k] = v }
             printf "%-18s %10.3f %10.3f %10.3f %8.2f  %s\n", s, cpu[s], gpu[s], aut[s], r, route[s] }
         printf "worst auto/best: %.2f at %s over %d shapes; %d above 1.10\n", worst, ws, n, over }' \
     "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" | tee "$out/sweep.txt"
+echo "-- the naive offload (cudaMalloc, pageable cudaMemcpy, our kernel, cudaMemcpy back) on the same shapes:"
+awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
+        if (!($1 in shim)) order[++n] = $1
+        if (!($1 in shim) || $3 < shim[$1]) shim[$1] = $3
+        if ($(NF-1) != "n/a" && (!($1 in nv) || $(NF-1) < nv[$1])) nv[$1] = $(NF-1) }
+     END { for (i = 1; i <= n; i++) { s = order[i]
+            if (s in nv) { g += log(nv[s] / shim[s]); c++; if (nv[s] / shim[s] < lo || !lo) { lo = nv[s] / shim[s]; ls = s } } }
+        if (c) printf "naive/shim over %d shapes: geometric mean %.2fx, lowest %.2fx at %s\n", c, exp(g / c), lo, ls }' \
+    "$out/sweep-gpu.txt" | tee "$out/sweep-naive.txt"
 fi
 if want tool; then
 step "tiledblas info, verify and ab on the bundled program"
@@ -158,12 +169,11 @@ fi
 bk=$B/bench/bench_kernels
 if want odd; then
 step "kernels against cuBLAS at odd sizes and at shapes the issue does not list (default path)"
-$bk --sizes 4097,8191,4096,1025,2047,3001,6000,5003x4099x2053,12289x1000x4097,4097:tn,8191:tt \
+$bk --sizes 4097,8191,4096,1025,1500,1537,2047,3001,6000,5003x4099x2053,12289x1000x4097,4097:tn,8191:tt \
     --kernels cublas,tf32x3,warptile 2>&1 | grep -v "^ *$" | sed -n '1,40p' | tee "$out/odd.txt"
 echo "-- the same kernel without the aligned copies (--raw):"
 $bk --raw --sizes 4097,8191,1025,1537 --kernels cublas,tf32x3 2>&1 | grep -E "^[0-9]" | head -8
-echo "-- with the aligned copies, the same small ones:"
-$bk --sizes 1025,1537 --kernels cublas,tf32x3 2>&1 | grep -E "^[0-9]" | head -4
+
 fi
 if want tune; then
 step "the pipeline alone: copy threads, and ordinary against streaming stores in the host copies"
@@ -178,9 +188,22 @@ step "numpy (issue 7): Debian python3.11 + python3-numpy from .deps/, auto and f
 "$root/scripts/gpu_numpy.sh" "$prefix" "$TBLIB" "$out"
 fi
 if want repeat; then
-step "a program calling cblas_sgemm 20 times on the same buffers: plain OpenBLAS against the preload"
-"$root/scripts/bench_repeat.sh" "$TBLIB" --size 4096 --calls 20 2>&1 | tail -12
-"$root/scripts/bench_repeat.sh" "$TBLIB" --size 2048 --calls 20 2>&1 | tail -6
+step "the same buffers again and again (bench_repeat): OpenBLAS alone against the preload (auto), and NVBLAS through sgemm_"
+i=0
+for a in "--size 4096 --calls 20" "--size 8192 --calls 5" "--size 4096 --calls 20 --fortran"; do
+    i=$((i + 1))
+    BENCH_REPEAT=$B/bench_repeat "$root/scripts/bench_repeat.sh" $TBLIB $a > "$out/repeat-$i.txt" 2>&1; rc=$?
+    echo "-- preload, $a: exit $rc"; sed -n '/^== bench_repeat m=/,$p' "$out/repeat-$i.txt"
+done
+nvb=/usr/local/cuda/lib64/libnvblas.so
+if [ -f $nvb ]; then
+    printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /tmp/nvblas.log\n' \
+        "$lib/openblas-pthread/libopenblas.so.0" > /tmp/nvblas.conf
+    i=$((i + 1))
+    NVBLAS_CONFIG_FILE=/tmp/nvblas.conf BENCH_REPEAT=$B/bench_repeat "$root/scripts/bench_repeat.sh" $nvb \
+        --size 4096 --calls 20 --fortran > "$out/repeat-$i.txt" 2>&1; rc=$?
+    echo "-- NVBLAS, --size 4096 --calls 20 --fortran: exit $rc"; sed -n '/^== bench_repeat m=/,$p' "$out/repeat-$i.txt"
+fi
 fi
 if want reliability; then
 step "reliability (issue 6): one line per item, from the ctest log above"

@@ -153,7 +153,7 @@ TB_EXPORT int tiledblas_info(char *buf, size_t len)
     if (s->copy_threads > 0)
         tb_say(&t, "  %s=%d\n", TB_ENV_COPY_THREADS, s->copy_threads);
     else
-        tb_say(&t, "  %s=(half the cores, at most 8)\n", TB_ENV_COPY_THREADS);
+        tb_say(&t, "  %s=(every core, at most 16)\n", TB_ENV_COPY_THREADS);
     tb_say(&t, "  %s=%d (calls that may use the GPU at once)\n", TB_ENV_STREAMS, s->lanes);
     static const char *const cal[] = {"auto", "off", "force"};
     tb_say(&t, "  %s=%s\n", TB_ENV_CALIBRATE, cal[s->calibrate]);

@@ -337,6 +337,29 @@ int main(int argc, char **argv)
             n_pass++;
         }
     }
+    if (maxs >= 1537 && kernel_selected("run", klist)) {
+        /* Grids that fill the GPU badly are split along K (kernels/run.cu):
+         * 1537^3 makes 169 tiles for 132 SMs. Every transpose, unaligned
+         * operands (copied first) and aligned ones, beta 0 over NaN and
+         * beta != 0, alpha != 1; the results must be right and split. */
+        const unsigned long long before = tb_run_split_count();
+        tcase sp[] = {
+            {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
+            {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0f, 0.25f, FILL_WIDE, 0, 0},
+            {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
+        };
+        for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+            run_case(&sp[i], "run");
+        const unsigned long long done = tb_run_split_count() - before;
+        if (done < 3) {
+            printf("FAIL run: %llu of 4 badly filling grids were split along K\n", done);
+            n_fail++;
+        } else {
+            printf("ok   run: %llu of 4 badly filling grids split along K\n", done);
+            n_pass++;
+        }
+    }
     if (!quick && maxs >= 2049) {
         /* One big product per layout family for the fast kernels' steady
          * state: full tiles, many K slices, the pipeline wrapping around. */
