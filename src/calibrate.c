@@ -10,9 +10,8 @@
  * What is measured, each through the path real calls take:
  *   CPU BLAS   a 2048x2048x1024 and a 256^3 call (rate and fixed cost, a
  *              straight line through both), a 60^3 call (one core: OpenBLAS
- *              runs calls that small on one thread), a 64x2048x2048 call
- *              (how much slower a thin C runs: thin_dim) and a 4096x4096x8
- *              call (C read and written: the memory rate for flat calls);
+ *              runs calls that small on one thread) and a 64x2048x2048 call
+ *              (how much slower a thin C runs: thin_dim);
  *   transfers  a 64^3 GPU call (the fixed cost), 2048x2048x8 with beta = 0
  *              (16 MiB of C back: device->host) and with beta = 1 (the same
  *              C up as well: host->device), through the staged pipeline,
@@ -66,7 +65,6 @@ static const struct {
     {"h2d_bps", offsetof(tb_rates, h2d_bps), 1e8, 1e13},
     {"d2h_bps", offsetof(tb_rates, d2h_bps), 1e8, 1e13},
     {"thin_dim", offsetof(tb_rates, thin_dim), 1.0, 1e6},
-    {"cpu_mem_bps", offsetof(tb_rates, cpu_mem_bps), 1e9, 1e13},
 };
 #define TB_NCAL (int)(sizeof tb_cal_fields / sizeof tb_cal_fields[0])
 
@@ -359,14 +357,14 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     *r = *tb_rates_builtin();
     const int M = 2048, N = 2048, K = 1024;
     float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * 2048 * N);
-    float *C = malloc(sizeof(float) * 4096 * 4096);
+    float *C = malloc(sizeof(float) * M * N);
     int rc = -1;
     *why = "out of host memory";
     if (!A || !B || !C)
         goto out;
     tb_fill(A, (size_t)M * K, 1);
     tb_fill(B, (size_t)2048 * N, 2);
-    tb_fill(C, (size_t)4096 * 4096, 3);
+    tb_fill(C, (size_t)M * N, 3);
 
     /* The CPU BLAS: a line through a large and a small call. */
     const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
@@ -379,13 +377,8 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     tb_keep(r, 0, rate);
     tb_keep(r, 1, fmax(t_small - f_small / r->cpu_flops, 1e-6));
     tb_keep(r, 2, f_core / t_core);
-    /* C's memory traffic: a 4096x4096x8 call is almost nothing else. */
-    const tb_problem flat = tb_prob(4096, 4096, 8, 0.0f, A, B, C);
-    const double f_flat = 2.0 * 4096 * 4096 * 8, c_flat = 8.0 * 4096 * 4096;
-    double t_flat = tb_time(&flat, 5, 0);
-    tb_keep(r, 8, c_flat / (t_flat - r->cpu_fixed_s - f_flat / r->cpu_flops));
-    /* t_thin = fixed + flops / (rate * 64 / thin_dim) + C's traffic */
-    double slow = (t_thin - r->cpu_fixed_s - 8.0 * 64 * 2048 / r->cpu_mem_bps) * r->cpu_flops / f_thin;
+    /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
+    double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
     tb_keep(r, 7, fmax(64.0 * slow, 1.0));
 
     /* The GPU, through the pipeline real calls take. */
@@ -434,12 +427,10 @@ int tb_rates_final(void)
 static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
 {
     snprintf(buf, len,
-             "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f, "
-             "C at %.0f GB/s), "
+             "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f), "
              "GPU kernel %.1f TFLOP/s, host->device %.1f GB/s, device->host %.1f GB/s, "
              "%.0f us a GPU call",
              r->cpu_flops * 1e-9, r->cpu_fixed_s * 1e6, r->cpu_core_flops * 1e-9, r->thin_dim,
-             r->cpu_mem_bps * 1e-9,
              r->gpu_flops * 1e-12, r->h2d_bps * 1e-9, r->d2h_bps * 1e-9, r->gpu_fixed_s * 1e6);
 }
 

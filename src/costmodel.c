@@ -17,7 +17,6 @@ static const tb_rates tb_default_rates = {
     .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
     .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
     .thin_dim = 256.0,        /* see tb_predict                              */
-    .cpu_mem_bps = 65e9,      /* 4096x4096x32 in 2.0 ms, 8192x8192x16 in 8.6  */
 };
 
 static const tb_rates *tb_rates_now = &tb_default_rates;
@@ -66,10 +65,6 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
      * (thin_dim: 256 built in, fitted by calibrate.c). */
     double thin = (m < n ? m : n) / r->thin_dim;
     double one_core = flop / r->cpu_core_flops;
-    /* ... and when k is small it is bound by memory, reading and writing C:
-     * 8192x8192x16 took 8.6 ms where its flops say 1.8. The two costs add
-     * (the sweep's 8192x8192x64: 7.2 ms of flops, 7.9 of C, 13.5 measured). */
-    double all_cores = r->cpu_fixed_s + flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0)) +
-                       8.0 * m * n / r->cpu_mem_bps;
+    double all_cores = r->cpu_fixed_s + flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     *cpu_s = one_core < all_cores ? one_core : all_cores;
 }

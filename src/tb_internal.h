@@ -133,7 +133,6 @@ typedef struct tb_rates {
     double gpu_flops, gpu_fixed_s;       /* the GPU kernel and per-call cost   */
     double h2d_bps, d2h_bps;             /* host <-> device copies             */
     double thin_dim;                     /* CPU: min(m, n) below this runs slow */
-    double cpu_mem_bps;                  /* CPU: C read and written, 8mn bytes  */
 } tb_rates;
 /* The rates in use: the built-in ones until calibrate.c publishes measured
  * ones (tb_rates_publish, once). */
