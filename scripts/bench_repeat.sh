@@ -37,7 +37,7 @@ LD_PRELOAD=$lib "$bin" "$@" >"$tmp/pre.out" 2>"$tmp/pre.err"; rc_pre=$?
 cat "$tmp/pre.out"; grep -v ' -> ' "$tmp/pre.err"
 
 # Where the preloaded run's calls went, from its decision lines.
-routes=$(sed -n 's/.* -> \(gpu\|cpu\) (\(.*\))$/\1 (\2)/p' "$tmp/pre.err" | sort | uniq -c |
+routes=$(sed -n 's/.* -> \(gpu\|cpu\) (\([a-z:-]*\)).*/\1 (\2)/p' "$tmp/pre.err" | sort | uniq -c |
          awk '{ n = $1; $1 = ""; printf "%s%d x%s", (NR > 1 ? ", " : ""), n, $0 }')
 stray=$(grep -c ' -> ' "$tmp/plain.err")
 

@@ -40,4 +40,4 @@ awk -v ta="$ta" -v tb="$tb" -v la="$la" -v lb="$lb" -v ca="$ca" -v cb="$cb" -v g
     printf "  weights       relative difference %.2e (fp32 rounding order differs; < 1e-3 agrees)\n", d
     printf "  sgemm calls   %d on the GPU, %d on the CPU\n", g, c
     exit (d < 1e-3) ? 0 : 1 }'
-echo "  reasons:      $(sed -n 's/.* -> \(gpu\|cpu\) (\(.*\))$/\1:\2/p' "$tmp/calls" | sort | uniq -c | awk '{printf "%s x%s  ", $2, $1}')"
+echo "  reasons:      $(sed -n 's/.* -> \(gpu\|cpu\) (\([a-z:-]*\)).*/\1:\2/p' "$tmp/calls" | sort | uniq -c | awk '{printf "%s x%s  ", $2, $1}')"

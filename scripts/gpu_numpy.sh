@@ -139,7 +139,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
     case $(field gpu) in yes*) ;; *) say "        but nvidia-smi lists a GPU: $(nvidia-smi -L | head -1)" ;; esac
 fi
 
-line_re='^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)$'
+line_re='^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?$'
 info_re='^tiledblas: cost model: '     # auto mode's rates, at the first call that may use the GPU
 status=0
 for mode in auto gpu; do
@@ -153,7 +153,7 @@ for mode in auto gpu; do
     gpu=$(grep -E "$line_re" "$e" | grep -c ' -> gpu ')
     cpu=$(grep -E "$line_re" "$e" | grep -c ' -> cpu ')
     other=$(grep -vE "$line_re" "$e" | grep -vcE "$info_re")
-    why=$(grep -oE ' -> (gpu|cpu) \([a-z:-]+\)$' "$e" | sed 's/^ -> //' | sort | uniq -c | sort -rn |
+    why=$(grep -oE ' -> (gpu|cpu) \([a-z:-]+\)' "$e" | sed 's/^ -> //' | sort | uniq -c | sort -rn |
           awk '{ printf "%s%s %s %d", sep, $2, $3, $1; sep = ", " }')
     lines="${want:-?} products, $n decision lines: gpu $gpu, cpu $cpu [$why], other lines $other, ${ms} ms"
     bad=""
@@ -165,7 +165,7 @@ for mode in auto gpu; do
         [ "$other" = 0 ] || bad="warnings with a GPU: $(grep -vE "$line_re" "$e" | grep -vE "$info_re" | head -3 | tr '\n' ' ')"
         [ "$gpu" -gt 0 ] || bad="no product went to the GPU"
         if [ $mode = gpu ]; then
-            kept=$(grep -E "$line_re" "$e" | grep ' -> cpu ' | grep -vcE '\((scope|no-op|illegal-args)\)$')
+            kept=$(grep -E "$line_re" "$e" | grep ' -> cpu ' | grep -vcE '\((scope|no-op|illegal-args)\)')
             [ "$kept" = 0 ] || bad="$kept products stayed on the CPU in forced-GPU mode: $(grep ' -> cpu ' "$e" | head -2 | tr '\n' ' ')"
         fi
     else

@@ -3,6 +3,7 @@
  * by tests), then statistics (stats.c) and trace (trace.c) when they are on.
  * When all of that is off this must cost a few loads and branches, no more. */
 #include "tb_internal.h"
+#include <stdio.h>
 
 static char tb_trans_char(int t)
 {
@@ -13,11 +14,17 @@ void tb_account(const tb_record *r)
 {
     const tb_settings *s = tb_settings_get();
     const tb_call *c = r->call;
-    if (s->verbose >= 2)
-        tb_log(2, "%s %s %c%c m=%d n=%d k=%d -> %s (%s)",
+    if (s->verbose >= 2) {
+        /* Calls the cost model weighed end with its two predictions. */
+        char pred[64] = "";
+        if (r->pred_cpu_s > 0.0 && r->pred_gpu_s > 0.0)
+            snprintf(pred, sizeof pred, " predicted cpu %.3f ms, gpu %.3f ms", r->pred_cpu_s * 1e3,
+                     r->pred_gpu_s * 1e3);
+        tb_log(2, "%s %s %c%c m=%d n=%d k=%d -> %s (%s)%s",
                c->api == TB_API_FORTRAN ? "sgemm_" : "sgemm", c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
                tb_trans_char(c->transa), tb_trans_char(c->transb), c->m, c->n, c->k,
-               r->route == TB_ROUTE_GPU ? "gpu" : "cpu", r->reason);
+               r->route == TB_ROUTE_GPU ? "gpu" : "cpu", r->reason, pred);
+    }
     if (s->stats || s->mode == TB_MODE_VERIFY)
         tb_stats_record(r);
     if (s->trace)

@@ -35,7 +35,7 @@ quiet)
 decision-lines)
     # VERBOSE=2: exactly one documented line per intercepted call.
     TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 --api mixed >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
-    n=$(grep -cE '^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)$' "$tmp/err")
+    n=$(grep -cE '^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?$' "$tmp/err")
     [ "$n" = 300 ] || fail "$n decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(wc -l <"$tmp/err")" = 300 ] || fail "other lines besides the decision lines: $(grep -v ' -> ' "$tmp/err" | head -3)"
     pass "300 calls, 300 decision lines" ;;
@@ -67,7 +67,12 @@ model-trace)
     weighed=$(grep -c '"pred_cpu_s":[0-9.]*,"pred_gpu_s":[0-9.]*' "$tmp/t.jsonl" || true)
     [ "$weighed" -ge 15 ] || fail "$weighed of 20 large calls carry predictions: $(head -1 "$tmp/t.jsonl")"
     ! grep -q pred_cpu_s "$tmp/s.jsonl" || fail "calls below the threshold carry predictions"
-    pass "$weighed large calls traced with both predicted times, small ones without" ;;
+    # The decision lines carry the same two times.
+    TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 10 --rownn --min-dim 400 --max-dim 480 >/dev/null 2>"$tmp/err" \
+        || fail "wrong results"
+    lines=$(count ' predicted cpu [0-9.]* ms, gpu [0-9.]* ms$' "$tmp/err")
+    [ "$lines" -ge 8 ] || fail "$lines of 10 decision lines carry predictions: $(head -2 "$tmp/err")"
+    pass "$weighed large calls traced with both predicted times, small ones without; decision lines too" ;;
 calibrate)
     # Auto mode's first call that may use the GPU reads this machine's rates
     # from the cache, or measures them once and caches them; a changed key
