@@ -171,10 +171,38 @@ static double tb_fill(long long blocks, long long slots)
     return (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
 }
 
+/* The number of parts to split K into for an m x n x k product on a GPU of
+ * `sms` SMs (1: do not split). A pure function, so that CI can check it. */
+extern "C" int tb_split_parts(int m, int n, int k, int sms)
+{
+    const double flops = 2.0 * m * (double)n * k;
+    if (flops < 2.0 * 768 * 768 * 768 || k < 512 || sms <= 0)
+        return 1;
+    /* The launcher's tiling (sgemm_03_tf32x3.cu): 128-row tiles, one per
+     * SM, or 64-row tiles, two per SM, when 128-row ones would not give
+     * every SM a tile. Grids of 64-row tiles stay whole: with one 4-warp
+     * block on nearly every SM the kernel ran 1024 at 106-109% of cuBLAS,
+     * and split in three it measured 95%; the parts' extra launches weigh
+     * at 0.1 ms. */
+    const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    if (t128 < sms)
+        return 1;
+    const double base = tb_fill(t128, sms);
+    double best = base;
+    int pick = 1;
+    for (int parts = 2; parts <= TB_MAX_SPLIT && k / parts >= 256; parts++) {
+        const double score = tb_fill(parts * t128, sms) / (1.0 + 67.0 * parts / k);
+        if (score > best) {
+            best = score;
+            pick = parts;
+        }
+    }
+    return best > 1.15 * base ? pick : 1;   /* a clear gain only */
+}
+
 static int tb_split_count(const tb_gemm_args *g, int dev)
 {
-    const double flops = 2.0 * g->m * (double)g->n * g->k;
-    if (flops < 2.0 * 768 * 768 * 768 || g->k < 512 || dev < 0 || dev >= TB_RUN_MAX_DEV)
+    if (dev < 0 || dev >= TB_RUN_MAX_DEV)
         return 1;
     int sms = __atomic_load_n(&tb_sms[dev], __ATOMIC_RELAXED);
     if (sms == 0) {
@@ -184,28 +212,7 @@ static int tb_split_count(const tb_gemm_args *g, int dev)
         }
         __atomic_store_n(&tb_sms[dev], sms, __ATOMIC_RELAXED);
     }
-    /* The launcher's tiling (sgemm_03_tf32x3.cu): 128-row tiles, one per
-     * SM, or 64-row tiles, two per SM, when 128-row ones would not give
-     * every SM a tile. */
-    const long long t128 = (long long)((g->m + 127) / 128) * ((g->n + 127) / 128);
-    /* Grids of 64-row tiles (fewer 128-row tiles than SMs) stay whole: with
-     * one 4-warp block on nearly every SM the kernel ran 1024 at 106-109% of
-     * cuBLAS, and split in three it measured 95%; the parts' extra launches
-     * weigh at 0.1 ms. */
-    if (t128 < sms)
-        return 1;
-    const long long blocks = t128, slots = sms;
-    const double base = tb_fill(blocks, slots);
-    double best = base;
-    int pick = 1;
-    for (int parts = 2; parts <= TB_MAX_SPLIT && g->k / parts >= 256; parts++) {
-        const double score = tb_fill(parts * blocks, slots) / (1.0 + 67.0 * parts / g->k);
-        if (score > best) {
-            best = score;
-            pick = parts;
-        }
-    }
-    return best > 1.15 * base ? pick : 1;   /* a clear gain only */
+    return tb_split_parts(g->m, g->n, g->k, sms);
 }
 
 /* S - 1 streams of our own per device, made once; 0 when they cannot be. */

@@ -76,6 +76,9 @@ cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
  * bytes the pool holds. */
 unsigned long long tb_run_repack_count(void);
 unsigned long long tb_run_split_count(void);
+/* How many parts tb_gemm_run splits K into for m x n x k on `sms` SMs (1:
+ * none); pure, for tests. */
+int tb_split_parts(int m, int n, int k, int sms);
 size_t tb_run_pool_bytes(void);
 
 /* Launchers, one per kernel file. */
