@@ -4,7 +4,7 @@
 # /usr/local/cuda) and builds into ./build. Safe to run again.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-pkgs="cmake ninja-build gcc libopenblas-dev libblas-test liblapack-test python3 python3-numpy valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core"
+pkgs="cmake ninja-build gcc libopenblas-dev libblas-test liblapack-test python3 python3-numpy octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
