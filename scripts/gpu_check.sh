@@ -68,6 +68,12 @@ for tool in memcheck racecheck initcheck synccheck; do
         $B/tests/sgemm_check --calls 3 --min-dim 700 --max-dim 760 --seed 5 > "$out/sanitizer-$tool-big.log" 2>&1
     echo "$tool: exit $r1 / $? ; $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$out/sanitizer-$tool.log" "$out/sanitizer-$tool-big.log" | tr '\n' ' ')"
 done
+echo "-- the device path's own kernels (aligned copies, split-K sum) through test_kernels --kernels run:"
+for tool in memcheck initcheck synccheck racecheck; do
+    timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+        $B/tests/kernels/test_kernels --quick --max 1537 --kernels run > "$out/sanitizer-$tool-run.log" 2>&1
+    echo "$tool: exit $? ; $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|passed|copied|split' "$out/sanitizer-$tool-run.log" | tr '\n' ' ')"
+done
 
 fi
 if want overhead; then

@@ -10,11 +10,14 @@
  * What is measured, each through the path real calls take:
  *   CPU BLAS   a 2048x2048x1024 and a 256^3 call (rate and fixed cost, a
  *              straight line through both), a 60^3 call (one core: OpenBLAS
- *              runs calls that small on one thread) and a 64x2048x2048 call
- *              (how much slower a thin C runs: thin_dim);
- *   transfers  a 64^3 GPU call (the fixed cost), 2048x2048x8 with beta = 0
- *              (16 MiB of C back: device->host) and with beta = 1 (the same
- *              C up as well: host->device), through the staged pipeline,
+ *              runs calls that small on one thread), a 64x2048x2048 call
+ *              (how much slower a thin C runs: thin_dim) and a 4096x4096x8
+ *              call (64 MiB of C for almost no flops: cpu_c_bps);
+ *   transfers  a 64^3 GPU call (the fixed cost), 4096x4096x8 with beta = 0
+ *              (64 MiB of C back: device->host) and with beta = 1 (the same
+ *              C up as well: host->device), through the staged pipeline
+ *              (16 MiB, measured first, gave 26 GB/s back where 256 MiB
+ *              came back at 38: the copy threads' start-up weighed too much),
  *              and a 256^3 call: what it costs beyond its bytes and flops
  *              becomes the fixed cost when that is more than the 64^3 call;
  *   kernel     1024x4096x4096 on device buffers, the size of the pipeline's
@@ -65,6 +68,7 @@ static const struct {
     {"h2d_bps", offsetof(tb_rates, h2d_bps), 1e8, 1e13},
     {"d2h_bps", offsetof(tb_rates, d2h_bps), 1e8, 1e13},
     {"thin_dim", offsetof(tb_rates, thin_dim), 1.0, 1e6},
+    {"cpu_c_bps", offsetof(tb_rates, cpu_c_bps), 1e8, 1e13},
 };
 #define TB_NCAL (int)(sizeof tb_cal_fields / sizeof tb_cal_fields[0])
 
@@ -355,9 +359,9 @@ static void tb_keep(tb_rates *r, int field, double v)
 int tb_calibrate_measure(tb_rates *r, const char **why)
 {
     *r = *tb_rates_builtin();
-    const int M = 2048, N = 2048, K = 1024;
+    const int M = 2048, N = 2048, K = 1024, F = 4096;   /* F: the flat calls' C is F x F */
     float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * 2048 * N);
-    float *C = malloc(sizeof(float) * M * N);
+    float *C = malloc(sizeof(float) * F * F);
     int rc = -1;
     *why = "out of host memory";
     if (!A || !B || !C)
@@ -365,6 +369,8 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     tb_fill(A, (size_t)M * K, 1);
     tb_fill(B, (size_t)2048 * N, 2);
     tb_fill(C, (size_t)M * N, 3);
+    for (size_t i = 1; i < (size_t)F * F / ((size_t)M * N); i++)   /* touched, not zero pages */
+        memcpy(C + i * M * N, C, sizeof(float) * M * N);
 
     /* The CPU BLAS: a line through a large and a small call. */
     const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
@@ -380,18 +386,22 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
     double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
     tb_keep(r, 7, fmax(64.0 * slow, 1.0));
+    /* t_flat = fixed + C's bytes / cpu_c_bps: its flops take a fifth of that */
+    const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
+    const double c_bytes = 4.0 * F * F, ab_bytes = 4.0 * (F * 8 + 8 * F);
+    double t_flat = tb_time(&flat, 5, 0);
+    tb_keep(r, 8, c_bytes / (t_flat - r->cpu_fixed_s));
 
     /* The GPU, through the pipeline real calls take. */
     *why = "a GPU call failed";
     const tb_problem tiny = tb_prob(64, 64, 64, 0.0f, A, B, C);
-    const tb_problem down = tb_prob(2048, 2048, 8, 0.0f, A, B, C);
-    const tb_problem both = tb_prob(2048, 2048, 8, 1.0f, A, B, C);
+    const tb_problem down = tb_prob(F, F, 8, 0.0f, A, B, C);
+    const tb_problem both = tb_prob(F, F, 8, 1.0f, A, B, C);
     double t_tiny = tb_time(&tiny, 9, 1);
     double t_down = t_tiny > 0 ? tb_time(&down, 5, 1) : -1;
     double t_both = t_down > 0 ? tb_time(&both, 5, 1) : -1;
     if (t_both < 0)
         goto out;
-    const double c_bytes = 4.0 * 2048 * 2048, ab_bytes = 4.0 * (2048 * 8 + 8 * 2048);
     tb_keep(r, 4, t_tiny);
     tb_keep(r, 6, c_bytes / (t_down - r->gpu_fixed_s - ab_bytes / r->h2d_bps));
     tb_keep(r, 5, c_bytes / (t_both - r->gpu_fixed_s - ab_bytes / r->h2d_bps - c_bytes / r->d2h_bps));
@@ -427,10 +437,11 @@ int tb_rates_final(void)
 static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
 {
     snprintf(buf, len,
-             "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f), "
-             "GPU kernel %.1f TFLOP/s, host->device %.1f GB/s, device->host %.1f GB/s, "
-             "%.0f us a GPU call",
+             "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f, "
+             "C at %.0f GB/s), GPU kernel %.1f TFLOP/s, host->device %.1f GB/s, device->host "
+             "%.1f GB/s, %.0f us a GPU call",
              r->cpu_flops * 1e-9, r->cpu_fixed_s * 1e6, r->cpu_core_flops * 1e-9, r->thin_dim,
+             r->cpu_c_bps * 1e-9,
              r->gpu_flops * 1e-12, r->h2d_bps * 1e-9, r->d2h_bps * 1e-9, r->gpu_fixed_s * 1e6);
 }
 

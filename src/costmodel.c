@@ -17,6 +17,7 @@ static const tb_rates tb_default_rates = {
     .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
     .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
     .thin_dim = 256.0,        /* see tb_predict                              */
+    .cpu_c_bps = 38e9,        /* 8192x8192x16: 256 MB of C in 7.1 ms         */
 };
 
 static const tb_rates *tb_rates_now = &tb_default_rates;
@@ -63,8 +64,14 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
      * 100000x64x64 8.1 ms and 128x128x100000 13.7 ms, 2-9 times what their
      * flops at 1 TFLOP/s say; scaling by min(m, n) / 256 follows that
      * (thin_dim: 256 built in, fitted by calibrate.c). */
+    /* When K is small C's memory traffic, not the flops, sets the pace:
+     * 8192x8192x16 took 7.1 ms where its flops say 2.2 ms, 256 MB of C at
+     * 38 GB/s (cpu_c_bps, fitted by calibrate.c on 4096x4096x8). OpenBLAS
+     * overlaps the two, so the slower one counts. */
     double thin = (m < n ? m : n) / r->thin_dim;
     double one_core = flop / r->cpu_core_flops;
-    double all_cores = r->cpu_fixed_s + flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
+    double cpu_compute = flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
+    double cpu_memory = c_out / r->cpu_c_bps;
+    double all_cores = r->cpu_fixed_s + (cpu_compute > cpu_memory ? cpu_compute : cpu_memory);
     *cpu_s = one_core < all_cores ? one_core : all_cores;
 }

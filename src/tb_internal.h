@@ -133,6 +133,7 @@ typedef struct tb_rates {
     double gpu_flops, gpu_fixed_s;       /* the GPU kernel and per-call cost   */
     double h2d_bps, d2h_bps;             /* host <-> device copies             */
     double thin_dim;                     /* CPU: min(m, n) below this runs slow */
+    double cpu_c_bps;                    /* CPU: bytes of C a second when K is small */
 } tb_rates;
 /* The rates in use: the built-in ones until calibrate.c publishes measured
  * ones (tb_rates_publish, once). */

@@ -186,10 +186,11 @@ static void test_calibration(void)
     r.cpu_flops = 7.5e11;
     r.h2d_bps = 3.1e10;
     r.thin_dim = 300;
+    r.cpu_c_bps = 4.25e10;
     char text[4096], bad[4096];
     CHECK(tb_calibration_format(&r, "gpu X | blas Y", "today", text, sizeof text) == 0, "format");
     CHECK(tb_calibration_parse(text, "gpu X | blas Y", &back) == 0 && back.cpu_flops == 7.5e11 &&
-              back.h2d_bps == 3.1e10 && back.thin_dim == 300 && back.gpu_flops == r.gpu_flops &&
+              back.h2d_bps == 3.1e10 && back.thin_dim == 300 && back.cpu_c_bps == 4.25e10 && back.gpu_flops == r.gpu_flops &&
               back.d2h_bps == r.d2h_bps && back.cpu_fixed_s == r.cpu_fixed_s,
           "rates survive the round trip: %s", text);
     CHECK(tb_calibration_parse(text, "gpu Z | blas Y", &back) != 0, "another machine's key is refused");
@@ -204,6 +205,23 @@ static void test_calibration(void)
         CHECK(tb_calibration_parse(bad, "gpu X | blas Y", &back) != 0, "'%.20s' is refused", junk[i]);
     }
     CHECK(tb_calibration_parse("", "gpu X | blas Y", &back) != 0, "an empty file is refused");
+
+    /* C's memory traffic paces the CPU when K is small, and only then. */
+    const tb_rates *br = tb_rates_builtin();
+    static const int flat[][3] = {{8192, 8192, 16}, {8192, 8192, 8192}, {1500, 1500, 1500}};
+    for (int i = 0; i < 3; i++) {
+        tb_call fc = row_nn(flat[i][0], flat[i][1], flat[i][2]);
+        tb_problem fp;
+        tb_normalise(&fc, &fp);
+        double pc, pg;
+        tb_predict(&fp, &pc, &pg);
+        const double mn = (double)flat[i][0] * flat[i][1], fl = 2.0 * mn * flat[i][2];
+        const double c_time = br->cpu_fixed_s + 4.0 * mn / br->cpu_c_bps;
+        const double f_time = br->cpu_fixed_s + fl / br->cpu_flops;
+        CHECK(i == 0 ? pc >= c_time * 0.999 && pc > 2 * f_time : pc <= f_time * 1.001,
+              "%dx%dx%d: CPU %.3f ms predicted; C traffic alone %.3f ms, flops alone %.3f ms",
+              flat[i][0], flat[i][1], flat[i][2], pc * 1e3, c_time * 1e3, f_time * 1e3);
+    }
 
     tb_call c = row_nn(2048, 2048, 2048);
     tb_problem p;
