@@ -4,6 +4,24 @@
 #include "tb_kernels.h"
 #include <string.h>
 
+#define TB_SMS_MAX_DEV 64
+static int tb_sms[TB_SMS_MAX_DEV];
+
+int tb_device_sms(int dev)
+{
+    const int cached = dev >= 0 && dev < TB_SMS_MAX_DEV;
+    int sms = cached ? __atomic_load_n(&tb_sms[dev], __ATOMIC_RELAXED) : 0;
+    if (sms == 0) {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        if (cached)
+            __atomic_store_n(&tb_sms[dev], sms, __ATOMIC_RELAXED);
+    }
+    return sms;
+}
+
 static const tb_kernel_info tb_kernels[] = {
     {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
      tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0},

@@ -155,7 +155,6 @@ static size_t tb_round32(size_t x) { return (x + 31) & ~(size_t)31; }
  * and read back, 8 S mn bytes at ~3 TB/s against 2mnk flops at ~50 TFLOP/s,
  * about 67 S / k of the GEMM's time. */
 #define TB_MAX_SPLIT 4
-static int tb_sms[TB_RUN_MAX_DEV];
 static cudaStream_t tb_side[TB_RUN_MAX_DEV][TB_MAX_SPLIT - 1];
 static int tb_side_state[TB_RUN_MAX_DEV];           /* 0 untried, 1 ready, -1 none */
 static unsigned long long tb_splits;                 /* products split, for tests */
@@ -204,15 +203,7 @@ static int tb_split_count(const tb_gemm_args *g, int dev)
 {
     if (dev < 0 || dev >= TB_RUN_MAX_DEV)
         return 1;
-    int sms = __atomic_load_n(&tb_sms[dev], __ATOMIC_RELAXED);
-    if (sms == 0) {
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-            cudaGetLastError();
-            return 1;
-        }
-        __atomic_store_n(&tb_sms[dev], sms, __ATOMIC_RELAXED);
-    }
-    return tb_split_parts(g->m, g->n, g->k, sms);
+    return tb_split_parts(g->m, g->n, g->k, tb_device_sms(dev));
 }
 
 /* S - 1 streams of our own per device, made once; 0 when they cannot be. */

@@ -332,7 +332,6 @@ tb_tf32_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int 
 /* ---- host side ---------------------------------------------------------- */
 
 #define TB_MAX_DEV 64
-static int tb_sm_count[TB_MAX_DEV];
 
 template <int TA, int TB, int BM, int PASSES, int ACC2>
 static cudaError_t tb_tf32_go(const tb_gemm_args &g, int va, int vb, int vc, int nblk_m,
@@ -388,14 +387,9 @@ static cudaError_t tb_tf32_launch(const tb_gemm_args *args, cudaStream_t stream)
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess)
         return e;
-    int sms = (dev >= 0 && dev < TB_MAX_DEV) ? tb_sm_count[dev] : 0;
-    if (sms == 0) {
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        if (e != cudaSuccess)
-            return e;
-        if (dev >= 0 && dev < TB_MAX_DEV)
-            tb_sm_count[dev] = sms;
-    }
+    const int sms = tb_device_sms(dev);
+    if (sms == 0)
+        return cudaErrorInvalidDevice;
     /* 16-byte copies need 16-byte aligned rows; the float2 epilogue needs
      * 8-byte aligned pairs. */
     const int va = ((uintptr_t)g.A % 16 == 0) && (g.lda % 4 == 0);

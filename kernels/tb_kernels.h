@@ -80,6 +80,9 @@ unsigned long long tb_run_split_count(void);
  * none); pure, for tests. */
 int tb_split_parts(int m, int n, int k, int sms);
 size_t tb_run_pool_bytes(void);
+/* kernels/registry.c: the SM count of device `dev`, asked once per device
+ * and kept (0 if CUDA cannot say). The launchers size their grids with it. */
+int tb_device_sms(int dev);
 
 /* Launchers, one per kernel file. */
 cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);

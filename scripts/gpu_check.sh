@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
 mkdir -p "$out"
 prefix=/tmp/tb-prefix
-step() { printf '\n==== %s\n' "$*"; }
+step() { printf "\n==== %s   [%ds]\n" "$*" "$SECONDS"; }
 want() { [ -z "${TB_STEPS:-}" ] || [[ ",$TB_STEPS," == *",$1,"* ]]; }
 
 step "machine"

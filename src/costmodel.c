@@ -4,6 +4,8 @@
  * were measured on the H200 machine; calibrate.c replaces them with this
  * machine's own (README "How the GPU/CPU decision is made"). */
 #include "tb_internal.h"
+#include <pthread.h>
+#include <string.h>
 
 /* Measured with scripts/gpu_check.sh on the H200 machine (bench_e2e and
  * its 40-shape sweep, OpenBLAS 0.3.21 SkylakeX on 16 threads, the tf32x3
@@ -74,4 +76,115 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double cpu_memory = c_out / r->cpu_c_bps;
     double all_cores = r->cpu_fixed_s + (cpu_compute > cpu_memory ? cpu_compute : cpu_memory);
     *cpu_s = one_core < all_cores ? one_core : all_cores;
+}
+
+/* ---- Learning from the calls themselves ----------------------------------
+ *
+ * A few calibration calls cannot know every shape: OpenBLAS ran 100000x64x64
+ * at a single core's speed, 3.5 times slower than the model said, while
+ * 64x100000x64 ran at twice that. So auto mode times every call it weighed
+ * and keeps, per shape class (m, n and k rounded down to powers of two, the
+ * transposes, beta = 0 or not), the fastest time seen on each route over the
+ * model's own prediction for that call. Once a route has been seen twice in
+ * a class and ran more than 20% away from the model, the prediction for that
+ * route in that class is scaled by what was seen. A class the model sent the
+ * wrong way is thus sent the other way from its third call on, and once both
+ * routes have been seen, measured times decide. The fastest, not the
+ * average: a disturbance makes a call slower, never faster, and the first
+ * call of either route pays start-up costs (OpenBLAS threads waking, our
+ * buffers growing). Lock-free readers are not needed: the calls weighed
+ * here take 0.1 ms and more, and a trylock never blocks (nor deadlocks in
+ * a child forked while another thread held it: that child just stops
+ * learning). */
+
+#define TB_LEARN_SLOTS 512
+#define TB_LEARN_PROBES 8
+#define TB_LEARN_BAND 1.2
+
+typedef struct tb_learn_slot {
+    unsigned key;             /* 0: empty */
+    unsigned seen[2];         /* calls seen on each route (TB_ROUTE_CPU, _GPU) */
+    double best[2];           /* the fastest of them over the model's time   */
+} tb_learn_slot;
+
+static tb_learn_slot tb_learn_tab[TB_LEARN_SLOTS];
+static pthread_mutex_t tb_learn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned tb_ilog2(int x)
+{
+    unsigned l = 0;
+    while (x > 1 && l < 31) {
+        x >>= 1;
+        l++;
+    }
+    return l;
+}
+
+unsigned tb_learn_key(const tb_problem *p)
+{
+    return 1u + (tb_ilog2(p->m) | tb_ilog2(p->n) << 5 | tb_ilog2(p->k) << 10 |
+                 (unsigned)(p->transa != 0) << 15 | (unsigned)(p->transb != 0) << 16 |
+                 (unsigned)(p->beta != 0.0f) << 17);
+}
+
+/* The slot of key, or a free one for it (create), or NULL. Lock held. */
+static tb_learn_slot *tb_learn_find(unsigned key, int create)
+{
+    unsigned h = (key * 2654435761u) >> 7;
+    for (int i = 0; i < TB_LEARN_PROBES; i++) {
+        tb_learn_slot *s = &tb_learn_tab[(h + (unsigned)i) % TB_LEARN_SLOTS];
+        if (s->key == key)
+            return s;
+        if (s->key == 0) {
+            if (!create)
+                return NULL;
+            memset(s, 0, sizeof *s);
+            s->key = key;
+            return s;
+        }
+    }
+    return NULL;   /* full around here: this class is not learned */
+}
+
+int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
+{
+    if (pthread_mutex_trylock(&tb_learn_lock) != 0)
+        return 0;
+    int used = 0;
+    const tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 0);
+    double *pred[2] = {cpu_s, gpu_s};
+    for (int r = 0; s && r < 2; r++)
+        if (s->seen[r] >= 2 && (s->best[r] > TB_LEARN_BAND || s->best[r] < 1.0 / TB_LEARN_BAND)) {
+            *pred[r] *= s->best[r];
+            used = 1;
+        }
+    pthread_mutex_unlock(&tb_learn_lock);
+    return used;
+}
+
+void tb_learn_record(const tb_problem *p, tb_route route, double seconds)
+{
+    double cpu_s, gpu_s;
+    tb_predict(p, &cpu_s, &gpu_s);
+    const int r = route == TB_ROUTE_GPU;
+    const double ratio = seconds / (r ? gpu_s : cpu_s);
+    if (!(ratio > 0.0) || ratio > 1e6)
+        return;
+    if (pthread_mutex_trylock(&tb_learn_lock) != 0)
+        return;
+    tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 1);
+    if (s) {
+        if (s->seen[r] == 0 || ratio < s->best[r])
+            s->best[r] = ratio;
+        if (s->seen[r] < 1000000)
+            s->seen[r]++;
+    }
+    pthread_mutex_unlock(&tb_learn_lock);
+}
+
+void tb_learn_forget(void)
+{
+    pthread_mutex_lock(&tb_learn_lock);
+    memset(tb_learn_tab, 0, sizeof tb_learn_tab);
+    pthread_mutex_unlock(&tb_learn_lock);
 }

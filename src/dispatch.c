@@ -64,29 +64,41 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
     return (scope & api) && (scope & layout) && (scope & ops);
 }
 
+/* The two predicted times, scaled by what calls of this class took
+ * (tb_learn_adjust); *model_cpu: the model alone would choose the CPU.
+ * Returns 1 when learned times were used. */
+static int tb_weigh(const tb_problem *p, double *cpu_s, double *gpu_s, int *model_cpu)
+{
+    tb_predict(p, cpu_s, gpu_s);
+    *model_cpu = *cpu_s <= *gpu_s;
+    return tb_learn_adjust(p, cpu_s, gpu_s);
+}
+
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
 {
     const tb_settings *s = tb_settings_get();
     const char *why;
 
     if (!tb_call_is_legal(c))
-        return (tb_decision){TB_ROUTE_CPU, "illegal-args", 0.0, 0.0};
+        return (tb_decision){TB_ROUTE_CPU, "illegal-args", 0.0, 0.0, 0};
     if (s->mode == TB_MODE_CPU)
-        return (tb_decision){TB_ROUTE_CPU, "mode-cpu", 0.0, 0.0};
+        return (tb_decision){TB_ROUTE_CPU, "mode-cpu", 0.0, 0.0, 0};
     if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
-        return (tb_decision){TB_ROUTE_CPU, "no-op", 0.0, 0.0};
+        return (tb_decision){TB_ROUTE_CPU, "no-op", 0.0, 0.0, 0};
     if (!tb_in_scope(c, s->scope))
-        return (tb_decision){TB_ROUTE_CPU, "scope", 0.0, 0.0};
+        return (tb_decision){TB_ROUTE_CPU, "scope", 0.0, 0.0, 0};
     double cpu_s = 0.0, gpu_s = 0.0;
+    int learned = 0, model_cpu = 0;
     if (s->mode == TB_MODE_AUTO) {
         if ((double)p->m * p->n * p->k < s->threshold)
-            return (tb_decision){TB_ROUTE_CPU, "small", 0.0, 0.0};
-        tb_predict(p, &cpu_s, &gpu_s);
+            return (tb_decision){TB_ROUTE_CPU, "small", 0.0, 0.0, 0};
+        learned = tb_weigh(p, &cpu_s, &gpu_s, &model_cpu);
         /* Until this machine's rates are known (calibrate.c), a call that
          * the built-in rates give to the CPU by a wide margin does not start
          * CUDA to find out. */
         if (cpu_s <= gpu_s && (tb_rates_final() || gpu_s > 3.0 * cpu_s))
-            return (tb_decision){TB_ROUTE_CPU, "cpu-faster", cpu_s, gpu_s};
+            return (tb_decision){TB_ROUTE_CPU, learned && !model_cpu ? "cpu-measured" : "cpu-faster",
+                                 cpu_s, gpu_s, 1};
     }
     /* Only now may CUDA start: small calls never pay for it. */
     if (!tb_gpu_available(&why)) {
@@ -106,19 +118,21 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
             tb_warn_once(TB_ONCE_NO_GPU, "%s=verify cannot compare: the GPU path is "
                          "unavailable (%s: %s); calls run on the CPU BLAS", TB_ENV_MODE, why,
                          tb_gpu_detail());
-        return (tb_decision){TB_ROUTE_CPU, why, cpu_s, gpu_s};
+        return (tb_decision){TB_ROUTE_CPU, why, cpu_s, gpu_s, 0};
     }
     if (s->mode == TB_MODE_AUTO && !tb_rates_final()) {
         /* The first call that may use the GPU: this machine's rates (read
          * from the cache, or measured once), then the decision again. */
         if (tb_calibrate_ensure())
-            tb_predict(p, &cpu_s, &gpu_s);
+            learned = tb_weigh(p, &cpu_s, &gpu_s, &model_cpu);
         if (cpu_s <= gpu_s)
-            return (tb_decision){TB_ROUTE_CPU, "cpu-faster", cpu_s, gpu_s};
+            return (tb_decision){TB_ROUTE_CPU, learned && !model_cpu ? "cpu-measured" : "cpu-faster",
+                                 cpu_s, gpu_s, 1};
     }
-    return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced"
-                                       : s->mode == TB_MODE_VERIFY ? "verify" : "gpu-faster",
-                         cpu_s, gpu_s};
+    if (s->mode == TB_MODE_AUTO)
+        return (tb_decision){TB_ROUTE_GPU, learned && model_cpu ? "gpu-measured" : "gpu-faster",
+                             cpu_s, gpu_s, 1};
+    return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced" : "verify", cpu_s, gpu_s, 0};
 }
 
 /* Verify mode: every verify_every-th eligible call is run on both sides. */
@@ -199,6 +213,7 @@ void tb_sgemm_dispatch(const tb_call *c)
     tb_normalise(c, &p);
     tb_record r = {c, &p, TB_ROUTE_CPU, NULL, s->accounting ? tb_now() : 0.0, 0.0, NULL, NULL, 0.0, 0.0};
     tb_decision d = tb_decide(c, &p);
+    const double t_run = d.weighed ? tb_now() : 0.0;   /* auto mode learns its calls' times */
     tb_gpu_times t = {0};
     tb_verify_result v = {0};
     char reason[48];
@@ -221,6 +236,8 @@ void tb_sgemm_dispatch(const tb_call *c)
         if (failed == TB_STAGE_NONE) {
             r.route = TB_ROUTE_GPU;
             r.gpu = &t;
+            if (d.weighed)
+                tb_learn_record(&p, TB_ROUTE_GPU, tb_now() - t_run);
         } else {
             snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));
             r.reason = reason;
@@ -228,6 +245,8 @@ void tb_sgemm_dispatch(const tb_call *c)
         }
     } else {
         tb_forward(c);
+        if (d.weighed)
+            tb_learn_record(&p, TB_ROUTE_CPU, tb_now() - t_run);
     }
     if (!s->accounting)
         return;

@@ -240,11 +240,81 @@ static void test_calibration(void)
           gpu1 * 1e3, gpu2 * 1e3, cpu1 * 1e3, cpu2 * 1e3);
 }
 
+/* Learning from calls (costmodel.c): a route's time in a shape class is
+ * believed after two calls, the fastest is kept, within 20% of the model
+ * nothing changes, and a class the model got wrong changes its route. */
+static void test_learning(void)
+{
+    tb_learn_forget();
+    tb_problem p, q;
+    tb_call c = row_nn(8192, 8192, 4);
+    tb_normalise(&c, &p);
+    double c0, g0, c1, g1;
+    tb_predict(&p, &c0, &g0);
+    c1 = c0, g1 = g0;
+    CHECK(tb_learn_adjust(&p, &c1, &g1) == 0 && c1 == c0 && g1 == g0, "nothing learned yet");
+    tb_learn_record(&p, TB_ROUTE_CPU, 50.0 * c0);
+    c1 = c0, g1 = g0;
+    CHECK(tb_learn_adjust(&p, &c1, &g1) == 0 && c1 == c0, "one call is not believed");
+    tb_learn_record(&p, TB_ROUTE_CPU, 20.0 * c0);
+    tb_learn_record(&p, TB_ROUTE_CPU, 30.0 * c0);
+    c1 = c0, g1 = g0;
+    CHECK(tb_learn_adjust(&p, &c1, &g1) == 1 && fabs(c1 / c0 - 20.0) < 1e-9 && g1 == g0,
+          "the fastest of three CPU calls scales the CPU side only (x%.3g)", c1 / c0);
+
+    /* The same class: m, n, k in the same powers of two; others are not. */
+    c = row_nn(9000, 12000, 7);
+    tb_normalise(&c, &q);
+    CHECK(tb_learn_key(&q) == tb_learn_key(&p), "9000x12000x7 shares 8192x8192x4's class");
+    static const int other[][3] = {{4096, 8192, 4}, {8192, 16384, 4}, {8192, 8192, 8}};
+    for (int i = 0; i < 3; i++) {
+        c = row_nn(other[i][0], other[i][1], other[i][2]);
+        tb_normalise(&c, &q);
+        CHECK(tb_learn_key(&q) != tb_learn_key(&p), "%dx%dx%d is another class", other[i][0],
+              other[i][1], other[i][2]);
+    }
+    c = row_nn(8192, 8192, 4);
+    c.transb = TB_TRANS;
+    c.ldb = 4;
+    tb_normalise(&c, &q);
+    CHECK(tb_learn_key(&q) != tb_learn_key(&p), "a transposed B is another class");
+    c = row_nn(8192, 8192, 4);
+    c.beta = 1.0f;
+    tb_normalise(&c, &q);
+    CHECK(tb_learn_key(&q) != tb_learn_key(&p), "beta != 0 is another class");
+
+    /* Within 20% of the model: the model stands. */
+    c = row_nn(3000, 3000, 3000);
+    tb_normalise(&c, &q);
+    tb_predict(&q, &c0, &g0);
+    tb_learn_record(&q, TB_ROUTE_GPU, 1.15 * g0);
+    tb_learn_record(&q, TB_ROUTE_GPU, 1.18 * g0);
+    c1 = c0, g1 = g0;
+    CHECK(tb_learn_adjust(&q, &c1, &g1) == 0 && g1 == g0, "15%% off the model changes nothing");
+
+    /* The decision follows: 8192x8192x4 leaves the CPU. Without a GPU it
+     * then says why the GPU cannot take it. */
+    c = row_nn(8192, 8192, 4);
+    tb_decision d = tb_decide(&c, &p);
+    const char *why;
+    if (tb_gpu_available(&why))
+        CHECK(d.route == TB_ROUTE_GPU && !strcmp(d.reason, "gpu-measured") && d.weighed,
+              "a class measured 20x slower on the CPU goes to the GPU (got %s)", d.reason);
+    else
+        CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, why) && !d.weighed,
+              "a class measured 20x slower on the CPU would go to the GPU (got %s)", d.reason);
+    tb_learn_forget();
+    d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !strcmp(d.reason, "cpu-faster") && d.weighed,
+          "forgotten: the model's choice again (got %s)", d.reason);
+}
+
 int main(void)
 {
     /* Decisions with the built-in rates: never measure in a unit test. */
     setenv("TILEDBLAS_CALIBRATE", "off", 1);
     test_calibration();
+    test_learning();
     test_legality();
     test_normalise();
     test_decide();
