@@ -85,14 +85,15 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
  * 64x100000x64 ran at twice that. So auto mode times every call it weighed
  * and keeps, per shape class (m, n and k rounded down to powers of two, the
  * transposes, beta = 0 or not), the fastest time seen on each route over the
- * model's own prediction for that call. Once a route has been seen twice in
- * a class and ran more than 20% away from the model, the prediction for that
+ * model's own prediction for that call. Once a route has taught twice in a
+ * class and ran more than 20% away from the model, the prediction for that
  * route in that class is scaled by what was seen. A class the model sent the
- * wrong way is thus sent the other way from its third call on, and once both
- * routes have been seen, measured times decide. The fastest, not the
- * average: a disturbance makes a call slower, never faster, and the first
- * call of either route pays start-up costs (OpenBLAS threads waking, our
- * buffers growing). Lock-free readers are not needed: the calls weighed
+ * wrong way is thus sent the other way from its fourth call on, and once
+ * both routes have been seen, measured times decide. The fastest, not the
+ * average: a disturbance makes a call slower, never faster. The first call
+ * of a route in a class does not teach (OpenBLAS threads waking, a kernel
+ * loaded, the GPU's clocks rising), nor does a GPU call that allocated
+ * device or pinned memory. Lock-free readers are not needed: the calls weighed
  * here take 0.1 ms and more, and a trylock never blocks (nor deadlocks in
  * a child forked while another thread held it: that child just stops
  * learning). */
@@ -103,7 +104,8 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
 
 typedef struct tb_learn_slot {
     unsigned key;             /* 0: empty */
-    unsigned seen[2];         /* calls seen on each route (TB_ROUTE_CPU, _GPU) */
+    unsigned calls[2];        /* calls on each route (TB_ROUTE_CPU, _GPU)    */
+    unsigned seen[2];         /* ... that taught: all but the first          */
     double best[2];           /* the fastest of them over the model's time   */
 } tb_learn_slot;
 
@@ -173,11 +175,13 @@ void tb_learn_record(const tb_problem *p, tb_route route, double seconds)
     if (pthread_mutex_trylock(&tb_learn_lock) != 0)
         return;
     tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 1);
-    if (s) {
+    if (s && s->calls[r]++ > 0) {
         if (s->seen[r] == 0 || ratio < s->best[r])
             s->best[r] = ratio;
         if (s->seen[r] < 1000000)
             s->seen[r]++;
+        if (s->calls[r] > 1000000)
+            s->calls[r] = 1000000;
     }
     pthread_mutex_unlock(&tb_learn_lock);
 }

@@ -236,7 +236,7 @@ void tb_sgemm_dispatch(const tb_call *c)
         if (failed == TB_STAGE_NONE) {
             r.route = TB_ROUTE_GPU;
             r.gpu = &t;
-            if (d.weighed)
+            if (d.weighed && !t.grew)
                 tb_learn_record(&p, TB_ROUTE_GPU, tb_now() - t_run);
         } else {
             snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));

@@ -202,6 +202,10 @@ static void tb_buffers_free(tb_lane *L)
 }
 
 /* Makes buffer b hold rows x cols floats; keeps the old one when it fits. */
+/* Allocations made by this thread: a call that made any paid for them
+ * (tb_gpu_times.grew), so its time says little about the next one. */
+static __thread unsigned tb_allocs_here;
+
 static cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols)
 {
     size_t width = cols * sizeof(float);
@@ -212,6 +216,7 @@ static cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols)
     tb_pitched_free(b);
     void *p;
     cudaError_t e = cudaMallocPitch(&p, &b->pitch, w, h);
+    tb_allocs_here++;
     if (e != cudaSuccess)
         return e;
     b->ptr = p;
@@ -237,6 +242,7 @@ static cudaError_t tb_stage_fit(tb_lane *L, size_t want)
     }
     void *p;
     cudaError_t e = cudaHostAlloc(&p, want * TB_STAGES, cudaHostAllocPortable);
+    tb_allocs_here++;
     if (e != cudaSuccess)
         return e;
     L->stage_mem = p;
@@ -515,6 +521,7 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
     const size_t m = (size_t)p->m, n = (size_t)p->n, k = reads_ab ? (size_t)p->k : 0;
     tb_plan pl;
     cudaError_t e = cudaSuccess;
+    const unsigned allocs_before = tb_allocs_here;
 
     /* Plan within the memory cap, then size the buffers for it. */
     if (tb_make_plan(L, p, &pl) != 0)
@@ -535,6 +542,7 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
         double traffic = 4.0 * ((double)m * k + (double)k * n + (reads_c ? 2.0 : 1.0) * m * n);
         e = tb_stage_fit(L, traffic / 8 > (double)TB_STAGE_MAX_BYTES ? TB_STAGE_MAX_BYTES : (size_t)(traffic / 8));
     }
+    t->grew = tb_allocs_here != allocs_before;
     if ((*err = tb_inject(TB_STAGE_ALLOC, e)) != cudaSuccess)
         return TB_STAGE_ALLOC;
 

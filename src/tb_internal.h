@@ -180,6 +180,7 @@ typedef struct tb_gpu_times {
     uint64_t bytes_h2d, bytes_d2h;
     const char *kernel;
     int panels;                      /* pieces the product was streamed in   */
+    int grew;                        /* device or pinned memory was allocated */
     /* After a failure, what of C is already final (written after its kernel
      * succeeded): all rows of columns [0, done_cols), and rows [0, done_rows)
      * of columns [done_cols, done_cols_end). The rest still holds the
