@@ -4,10 +4,11 @@
  * another GPU, a slower PCIe link, fewer cores, another CPU BLAS - they send
  * calls the wrong way. So on the first call that may go to the GPU, auto
  * mode reads this machine's rates from the user's cache directory, or, when
- * there are none yet, measures them (about 0.1 s, once per machine) and
+ * there are none yet, measures them (about 0.35 s, once per machine) and
  * caches them. `tiledblas calibrate` measures again on request.
  *
- * What is measured, each through the path real calls take:
+ * What is measured, each through the path real calls take (the GPU first,
+ * once OpenBLAS's threads are idle, then the CPU BLAS):
  *   CPU BLAS   a 2048x2048x1024 and a 256^3 call (rate and fixed cost, a
  *              straight line through both), a 60^3 call (one core: OpenBLAS
  *              runs calls that small on one thread), a 64x2048x2048 call
@@ -15,10 +16,11 @@
  *              call (64 MiB of C for almost no flops: cpu_c_bps);
  *   transfers  a 64^3 GPU call (the fixed cost), 4096x4096x8 with beta = 0
  *              (64 MiB of C back: device->host) and 8x16384x1024 (64 MiB of
- *              B up: host->device; 128 tiles, short K: little compute), through the staged pipeline (16 MiB,
- *              measured first, gave 26 GB/s back where 256 MiB came back at
- *              38: the copy threads' start-up weighed too much; C sent up
- *              with beta = 1 gave 21 GB/s where B and A go at 33-40),
+ *              B up: host->device; 128 tiles, short K: little compute),
+ *              through the staged pipeline (16 MiB, measured first, gave 26
+ *              GB/s back where 256 MiB came back at 38: the copy threads'
+ *              start-up weighed too much; C sent up with beta = 1 gave 21
+ *              GB/s where B and A go at 33-40),
  *              and a 256^3 call: what it costs beyond its bytes and flops
  *              becomes the fixed cost when that is more than the 64^3 call;
  *   kernel     1024x4096x4096 on device buffers, the size of the pipeline's
@@ -373,26 +375,14 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     for (size_t i = 1; i < (size_t)F * F / ((size_t)M * N); i++)   /* touched, not zero pages */
         memcpy(C + i * M * N, C, sizeof(float) * M * N);
 
-    /* The CPU BLAS: a line through a large and a small call. */
-    const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
-    const tb_problem core = tb_prob(60, 60, 60, 0.0f, A, B, C), thin = tb_prob(64, 2048, 2048, 0.0f, A, B, C);
-    const double f_big = 2.0 * M * N * K, f_small = 2.0 * 256 * 256 * 256;
-    const double f_core = 2.0 * 60 * 60 * 60, f_thin = 2.0 * 64 * 2048 * 2048;
-    double t_big = tb_time(&big, 3, 0), t_small = tb_time(&small, 9, 0);
-    double t_core = tb_time(&core, 21, 0), t_thin = tb_time(&thin, 3, 0);
-    double rate = t_big > t_small ? (f_big - f_small) / (t_big - t_small) : f_big / t_big;
-    tb_keep(r, 0, rate);
-    tb_keep(r, 1, fmax(t_small - f_small / r->cpu_flops, 1e-6));
-    tb_keep(r, 2, f_core / t_core);
-    /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
-    double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
-    tb_keep(r, 7, fmax(64.0 * slow, 1.0));
-    /* t_flat = fixed + C's bytes / cpu_c_bps: its flops take a fifth of that */
-    const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
     const double c_bytes = 4.0 * F * F, ab_bytes = 4.0 * (F * 8 + 8 * F);
-    double t_flat = tb_time(&flat, 5, 0);
-    tb_keep(r, 8, c_bytes / (t_flat - r->cpu_fixed_s));
 
+    /* OpenBLAS's threads spin for about 0.1 s after a call (the program's
+     * own, made just before): let them sleep first, or they hold the cores
+     * our copy threads need and the transfer rates come out low (21 to 38
+     * GB/s over four calibrations on the H200 machine, measured after the
+     * CPU calls). So the GPU is measured first, then the CPU BLAS. */
+    usleep(150000);
     /* The GPU, through the pipeline real calls take. */
     *why = "a GPU call failed";
     const tb_problem tiny = tb_prob(64, 64, 64, 0.0f, A, B, C);
@@ -422,6 +412,26 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     var.gpu_fixed_s = 0.0;
     tb_predict_with(&var, &mid, &pc, &pg);
     tb_keep(r, 4, fmax(t_tiny, t_mid - pg));
+
+    /* The CPU BLAS: a line through a large and a small call. */
+    const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
+    const tb_problem core = tb_prob(60, 60, 60, 0.0f, A, B, C), thin = tb_prob(64, 2048, 2048, 0.0f, A, B, C);
+    const double f_big = 2.0 * M * N * K, f_small = 2.0 * 256 * 256 * 256;
+    const double f_core = 2.0 * 60 * 60 * 60, f_thin = 2.0 * 64 * 2048 * 2048;
+    double t_big = tb_time(&big, 3, 0), t_small = tb_time(&small, 9, 0);
+    double t_core = tb_time(&core, 21, 0), t_thin = tb_time(&thin, 3, 0);
+    double rate = t_big > t_small ? (f_big - f_small) / (t_big - t_small) : f_big / t_big;
+    tb_keep(r, 0, rate);
+    tb_keep(r, 1, fmax(t_small - f_small / r->cpu_flops, 1e-6));
+    tb_keep(r, 2, f_core / t_core);
+    /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
+    double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
+    tb_keep(r, 7, fmax(64.0 * slow, 1.0));
+    /* t_flat = fixed + C's bytes / cpu_c_bps: its flops take a fifth of that */
+    const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
+    double t_flat = tb_time(&flat, 5, 0);
+    tb_keep(r, 8, c_bytes / (t_flat - r->cpu_fixed_s));
+
     rc = 0;
 out:
     free(A);
@@ -520,7 +530,7 @@ void tb_calibration_describe(char *buf, size_t len)
         snprintf(buf, len, "this machine's, cached in %s (read on the first GPU call)", path);
     else
         snprintf(buf, len, "built in (H200 machine) until the first GPU call measures this "
-                 "machine's (about 0.1 s) and caches them in %s", path);
+                 "machine's (about 0.35 s) and caches them in %s", path);
 }
 
 TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)

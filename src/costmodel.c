@@ -88,12 +88,14 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
  * model's own prediction for that call. Once a route has taught twice in a
  * class and ran more than 20% away from the model, the prediction for that
  * route in that class is scaled by what was seen. A class the model sent the
- * wrong way is thus sent the other way from its fourth call on, and once
+ * wrong way is thus sent the other way from its third call on, and once
  * both routes have been seen, measured times decide. The fastest, not the
- * average: a disturbance makes a call slower, never faster. The first call
- * of a route in a class does not teach (OpenBLAS threads waking, a kernel
- * loaded, the GPU's clocks rising), nor does a GPU call that allocated
- * device or pinned memory. Lock-free readers are not needed: the calls weighed
+ * average: a disturbance makes a call slower, never faster. A GPU call that
+ * allocated device or pinned memory does not teach: the next one will not
+ * pay for that. (Leaving out every route's first call in a class as well,
+ * for OpenBLAS threads waking and kernels loading, was tried on the H200
+ * machine: it learned a call later, and in a 40-shape sweep of six calls
+ * per shape that cost more than it saved.) Lock-free readers are not needed: the calls weighed
  * here take 0.1 ms and more, and a trylock never blocks (nor deadlocks in
  * a child forked while another thread held it: that child just stops
  * learning). */
@@ -104,8 +106,7 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
 
 typedef struct tb_learn_slot {
     unsigned key;             /* 0: empty */
-    unsigned calls[2];        /* calls on each route (TB_ROUTE_CPU, _GPU)    */
-    unsigned seen[2];         /* ... that taught: all but the first          */
+    unsigned seen[2];         /* calls that taught, per route (TB_ROUTE_CPU, _GPU) */
     double best[2];           /* the fastest of them over the model's time   */
 } tb_learn_slot;
 
@@ -175,13 +176,11 @@ void tb_learn_record(const tb_problem *p, tb_route route, double seconds)
     if (pthread_mutex_trylock(&tb_learn_lock) != 0)
         return;
     tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 1);
-    if (s && s->calls[r]++ > 0) {
+    if (s) {
         if (s->seen[r] == 0 || ratio < s->best[r])
             s->best[r] = ratio;
         if (s->seen[r] < 1000000)
             s->seen[r]++;
-        if (s->calls[r] > 1000000)
-            s->calls[r] = 1000000;
     }
     pthread_mutex_unlock(&tb_learn_lock);
 }

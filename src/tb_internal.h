@@ -154,7 +154,7 @@ TB_HIDDEN unsigned tb_learn_key(const tb_problem *p);
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement
- * (about 0.1 s) saved to the cache, or the built-in ones (TILEDBLAS_CALIBRATE
+ * (about 0.35 s) saved to the cache, or the built-in ones (TILEDBLAS_CALIBRATE
  * =off, or the measurement failed). Needs the GPU started; thread-safe, runs
  * once. Returns 1 when the rates changed (predict again). */
 TB_HIDDEN int tb_calibrate_ensure(void);
