@@ -6,6 +6,7 @@
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
+#   TB_SWEEP_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds (2) and shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability
 set -u
@@ -121,6 +122,7 @@ shapes=$shapes,65536x256x256,32768x512x512,16384x1024x1024,100000x64x64,65536x12
 shapes=$shapes,256x65536x256,512x32768x512,1024x16384x1024,64x100000x64,128x65536x1024
 shapes=$shapes,4096x1024x8192,1000x3000x2000,3000x1000x500,2000x500x3000,6000x4000x2000
 shapes=$shapes,1000,1023,4097,8191,3001x2999x1503,300,700x200x900,1500x1500x64,2048x64x2048,64x2048x2048
+shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
 : > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"
 for round in $(seq ${TB_SWEEP_ROUNDS:-2}); do
     for s in $(echo $shapes | tr , ' '); do
