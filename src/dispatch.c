@@ -71,7 +71,7 @@ static int tb_weigh(const tb_problem *p, double *cpu_s, double *gpu_s, int *mode
 {
     tb_predict(p, cpu_s, gpu_s);
     *model_cpu = *cpu_s <= *gpu_s;
-    return tb_learn_adjust(p, cpu_s, gpu_s);
+    return tb_settings_get()->learn ? tb_learn_adjust(p, cpu_s, gpu_s) : 0;
 }
 
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
@@ -213,7 +213,8 @@ void tb_sgemm_dispatch(const tb_call *c)
     tb_normalise(c, &p);
     tb_record r = {c, &p, TB_ROUTE_CPU, NULL, s->accounting ? tb_now() : 0.0, 0.0, NULL, NULL, 0.0, 0.0};
     tb_decision d = tb_decide(c, &p);
-    const double t_run = d.weighed ? tb_now() : 0.0;   /* auto mode learns its calls' times */
+    const int learn = d.weighed && s->learn;        /* auto mode learns its calls' times */
+    const double t_run = learn ? tb_now() : 0.0;
     tb_gpu_times t = {0};
     tb_verify_result v = {0};
     char reason[48];
@@ -236,7 +237,7 @@ void tb_sgemm_dispatch(const tb_call *c)
         if (failed == TB_STAGE_NONE) {
             r.route = TB_ROUTE_GPU;
             r.gpu = &t;
-            if (d.weighed && !t.grew)
+            if (learn && !t.grew)
                 tb_learn_record(&p, TB_ROUTE_GPU, tb_now() - t_run);
         } else {
             snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));
@@ -245,7 +246,7 @@ void tb_sgemm_dispatch(const tb_call *c)
         }
     } else {
         tb_forward(c);
-        if (d.weighed)
+        if (learn)
             tb_learn_record(&p, TB_ROUTE_CPU, tb_now() - t_run);
     }
     if (!s->accounting)

@@ -157,6 +157,7 @@ TB_EXPORT int tiledblas_info(char *buf, size_t len)
     tb_say(&t, "  %s=%d (calls that may use the GPU at once)\n", TB_ENV_STREAMS, s->lanes);
     static const char *const cal[] = {"auto", "off", "force"};
     tb_say(&t, "  %s=%s\n", TB_ENV_CALIBRATE, cal[s->calibrate]);
+    tb_say(&t, "  %s=%s (auto mode learns from its calls' times)\n", TB_ENV_LEARN, s->learn ? "on" : "off");
     tb_say(&t, "  %s=%s\n", TB_ENV_CACHE_DIR, tb_or(s->cache_dir, "($XDG_CACHE_HOME/tiledblas or ~/.cache/tiledblas)"));
     tb_calibration_describe(text, sizeof text);
     tb_say(&t, "cost model: %s\n", text);

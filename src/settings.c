@@ -178,6 +178,8 @@ static void tb_settings_parse(void)
     static const char *const cal[] = {"auto", "off", "force"};
     tb_s.calibrate = tb_parse_choice(TB_ENV_CALIBRATE, cal, 3, TB_CAL_AUTO);
     tb_s.cache_dir = tb_env(TB_ENV_CACHE_DIR);
+    static const char *const onoff[] = {"off", "on"};
+    tb_s.learn = tb_parse_choice(TB_ENV_LEARN, onoff, 2, 1);
     tb_s.accounting = tb_s.verbose >= 2 || tb_s.stats || tb_s.trace || tb_s.mode == TB_MODE_VERIFY;
 }
 

@@ -33,6 +33,7 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 #define TB_ENV_STREAMS       "TILEDBLAS_STREAMS"
 #define TB_ENV_CALIBRATE     "TILEDBLAS_CALIBRATE"
 #define TB_ENV_CACHE_DIR     "TILEDBLAS_CACHE_DIR"
+#define TB_ENV_LEARN         "TILEDBLAS_LEARN"
 
 /* verify: GPU-eligible calls run on both; the caller gets the CPU result. */
 typedef enum { TB_MODE_AUTO, TB_MODE_GPU, TB_MODE_CPU, TB_MODE_VERIFY } tb_mode;
@@ -62,6 +63,7 @@ typedef struct tb_settings {
     int lanes;                 /* calls that may be on the GPU at once          */
     int calibrate;             /* TB_CAL_*: the cost model's rates               */
     const char *cache_dir;     /* NULL: $XDG_CACHE_HOME/tiledblas or ~/.cache/... */
+    int learn;                 /* auto mode learns from its calls' times (1)     */
 } tb_settings;
 
 /* TILEDBLAS_CALIBRATE: auto (measure on first GPU use unless this machine's

@@ -10,7 +10,8 @@ rm -rf "$W" && mkdir -p "$W" || exit 1
 cd "$W" || exit 1
 # The outcome must not depend on the caller's settings.
 unset TILEDBLAS_MODE TILEDBLAS_STATS TILEDBLAS_TRACE TILEDBLAS_VERBOSE TILEDBLAS_LOG \
-      TILEDBLAS_THRESHOLD TILEDBLAS_VERIFY_EVERY TILEDBLAS_LIBRARY LD_PRELOAD TILEDBLAS_CALIBRATE
+      TILEDBLAS_THRESHOLD TILEDBLAS_VERIFY_EVERY TILEDBLAS_LIBRARY LD_PRELOAD TILEDBLAS_CALIBRATE \
+      TILEDBLAS_LEARN
 # Measured rates go to this case's own directory, never the user's cache.
 export TILEDBLAS_CACHE_DIR="$W/cache"
 
@@ -148,6 +149,9 @@ info)
     grep -q "^GPU: " out || fail "no GPU line"
     if [ -e /dev/nvidia0 ]; then :; else grep -q "^GPU: none (" out || fail "no 'GPU: none' line"; fi
     grep -q "^  TILEDBLAS_MODE=cpu" out || fail "settings not shown"
+    grep -q "^  TILEDBLAS_LEARN=on " out || fail "TILEDBLAS_LEARN not shown"
+    env TILEDBLAS_LEARN=off "$TB_TOOL" info >out 2>err || fail "exit status $?"
+    grep -q "^  TILEDBLAS_LEARN=off " out || fail "TILEDBLAS_LEARN=off not shown"
     grep -q "^preloaded by 'tiledblas run': /" out || fail "no preload path"
     pass ;;
 run-exit)
