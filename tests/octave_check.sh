@@ -11,15 +11,7 @@ set -u
 lib=${TB_LIB:?}
 bin=${TB_BIN:?}
 script=$(cd "$(dirname "$0")" && pwd)/octave_check.m
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for v in $(env | sed -n 's/^\(TILEDBLAS_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-export TILEDBLAS_CALIBRATE=off TILEDBLAS_CACHE_DIR="$tmp/cache"
-
-fail() { echo "FAIL: $*"; exit 1; }
-pass() { echo "PASS: $*"; exit 0; }
-skip() { echo "SKIP: $*"; exit 77; }
-have_gpu() { "$bin/gpu_probe" >/dev/null 2>&1; }
+. "$(dirname "$0")/lib.sh"
 count() { grep -cE "$1" "$2" || true; }
 oct() { octave-cli --norc --quiet "$script" "$@"; }
 # Octave 7.3 ends every run with "error: ignoring const execution_exception&

@@ -9,19 +9,9 @@ case_name=$1
 lib=${TB_LIB:?}
 bin=${TB_BIN:?}
 blasdir=${TB_BLASDIR:-/usr/lib/x86_64-linux-gnu/blas}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Each case starts from default settings, whatever the caller's shell has.
-for v in $(env | sed -n 's/^\(TILEDBLAS_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-# The built-in rates, so that decisions do not depend on the last
-# calibration; the calibrate case measures in a directory of its own.
-export TILEDBLAS_CALIBRATE=off TILEDBLAS_CACHE_DIR="$tmp/cache"
-
-fail() { echo "FAIL: $*"; exit 1; }
-pass() { echo "PASS: $*"; exit 0; }
-skip() { echo "SKIP: $*"; exit 77; }
-have_gpu() { "$bin/gpu_probe" >/dev/null 2>&1; }
-pre() { LD_PRELOAD="$lib" "$@"; }
+# Each case starts from default settings in a scratch directory ($tmp); the
+# calibrate case measures in a directory of its own.
+. "$(dirname "$0")/lib.sh"
 count() { grep -c "$1" "$2" || true; }
 
 case "$case_name" in
