@@ -21,18 +21,7 @@ typedef void (*fortran_fn)(const char *, const char *, const int *, const int *,
                            const float *, const float *, const int *, const float *, const int *,
                            const float *, float *, const int *, size_t, size_t);
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 /* op(X)(i, p) for a layout (101 row, 102 column) and a transpose flag. */
 static float op_at(const float *X, int ld, int layout, int t, int i, int p)

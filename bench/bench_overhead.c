@@ -7,18 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -40,7 +29,7 @@ int main(int argc, char **argv)
         if (b >= 0)
             t[b] = (now() - t0) / CALLS;
     }
-    qsort(t, BATCHES, sizeof t[0], cmp);
+    qsort(t, BATCHES, sizeof t[0], cmp_double);
     printf("%dx%d sgemm: %.1f ns per call (fastest of %d batches of %d; median %.1f ns; C[0] = %g)\n",
            n, n, t[0] * 1e9, BATCHES, CALLS, t[BATCHES / 2] * 1e9, C[0]);
     return 0;

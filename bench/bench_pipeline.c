@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 /* Max relative error of 16 sampled elements of C against float64. */
 static double check(const float *A, const float *B, const float *C, int n)

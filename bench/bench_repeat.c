@@ -71,18 +71,7 @@ static void gemm(int fortran, int m, int n, int k, const float *A, const float *
 #define PARALLEL_FOR
 #endif
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 /* Random values with magnitude in [0.5, 1) and a random sign: never zero. */
 static void fill(float *x, size_t n, unsigned long long seed)
