@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                          const float *, int, float, float *, int);
@@ -32,8 +33,6 @@ typedef void (*fsgemm_fn)(const char *, const char *, const int *, const int *, 
 typedef int (*dev_fn)(char, char, int, int, int, float, const float *, int, const float *, int,
                       float, float *, int, void *);
 typedef const char *(*err_fn)(void);
-
-#include "bench_util.h"
 
 static void fill(float *x, size_t n, unsigned seed)
 {

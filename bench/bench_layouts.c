@@ -14,14 +14,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 typedef void (*cblas_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
                          int, float, float *, int);
 typedef void (*fortran_fn)(const char *, const char *, const int *, const int *, const int *,
                            const float *, const float *, const int *, const float *, const int *,
                            const float *, float *, const int *, size_t, size_t);
-
-#include "bench_util.h"
 
 /* op(X)(i, p) for a layout (101 row, 102 column) and a transpose flag. */
 static float op_at(const float *X, int ld, int layout, int t, int i, int p)

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
 #include "bench_util.h"
 
 int main(int argc, char **argv)

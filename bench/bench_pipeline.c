@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include "bench_util.h"
 
 /* Max relative error of 16 sampled elements of C against float64. */

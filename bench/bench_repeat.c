@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_util.h"
 
 /* The Fortran interface, as OpenBLAS exports it. */
 void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
@@ -70,8 +71,6 @@ static void gemm(int fortran, int m, int n, int k, const float *A, const float *
 #else
 #define PARALLEL_FOR
 #endif
-
-#include "bench_util.h"
 
 /* Random values with magnitude in [0.5, 1) and a random sign: never zero. */
 static void fill(float *x, size_t n, unsigned long long seed)
