@@ -309,12 +309,56 @@ static void test_learning(void)
           "forgotten: the model's choice again (got %s)", d.reason);
 }
 
+/* Six calls of one shape, as a benchmark makes them, when each route really
+ * takes true_cpu/true_gpu times the model's time: the routes taken, as a
+ * string ('c' or 'g'). A GPU call whose buffers grew (the first) does not
+ * teach, as in dispatch.c. */
+static void learn_run(int m, int n, int k, double true_cpu, double true_gpu, char *routes)
+{
+    tb_learn_forget();
+    tb_call c = row_nn(m, n, k);
+    tb_problem p;
+    tb_normalise(&c, &p);
+    int gpu_calls = 0;
+    for (int i = 0; i < 6; i++) {
+        double pc, pg, mc, mg;
+        tb_predict(&p, &mc, &mg);
+        pc = mc, pg = mg;
+        tb_learn_adjust(&p, &pc, &pg);
+        const int gpu = pg < pc;
+        routes[i] = gpu ? 'g' : 'c';
+        if (!gpu)
+            tb_learn_record(&p, TB_ROUTE_CPU, true_cpu * mc);
+        else if (gpu_calls++ > 0)
+            tb_learn_record(&p, TB_ROUTE_GPU, true_gpu * mg);
+    }
+    routes[6] = '\0';
+}
+
+static void test_learning_sequence(void)
+{
+    char r[8];
+    /* The model's CPU choice for 8192x8192x4 (above); the CPU really takes
+     * 20 times longer: two CPU calls teach it, the rest go to the GPU. */
+    learn_run(8192, 8192, 4, 20.0, 1.0, r);
+    CHECK(!strcmp(r, "ccgggg"), "CPU 20x slower than the model: routes %s, want ccgggg", r);
+    /* Both routes as the model says: nothing changes. */
+    learn_run(8192, 8192, 4, 1.1, 0.9, r);
+    CHECK(!strcmp(r, "cccccc"), "the model right: routes %s, want cccccc", r);
+    /* The GPU's choice (4096^3), the GPU really 1000 times slower: its
+     * first call does not count, two more do, then the CPU. */
+    learn_run(4096, 4096, 4096, 1.0, 1000.0, r);
+    CHECK(!strcmp(r, "gggccc"), "GPU 1000x slower than the model: routes %s, want gggccc", r);
+    tb_learn_forget();
+}
+
 int main(void)
 {
     /* Decisions with the built-in rates: never measure in a unit test. */
     setenv("TILEDBLAS_CALIBRATE", "off", 1);
     test_calibration();
     test_learning();
+    test_learning_sequence();
     test_legality();
     test_normalise();
     test_decide();
