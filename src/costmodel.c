@@ -65,8 +65,8 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
      * down when C is thin: in the 40-shape sweep 64x4096x4096 took 5.2 ms,
      * 100000x64x64 8.1 ms and 128x128x100000 13.7 ms, 2-9 times what their
      * flops at 1 TFLOP/s say; scaling by min(m, n) / 256 follows that
-     * (thin_dim: 256 built in, fitted by calibrate.c). */
-    /* When K is small C's memory traffic, not the flops, sets the pace:
+     * (thin_dim: 256 built in, fitted by calibrate.c). When K is small,
+     * C's memory traffic, not the flops, sets the pace:
      * 8192x8192x16 took 7.1 ms where its flops say 2.2 ms, 256 MB of C at
      * 38 GB/s (cpu_c_bps, fitted by calibrate.c on 4096x4096x8). OpenBLAS
      * overlaps the two, so the slower one counts. */
@@ -165,12 +165,10 @@ int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
     return used;
 }
 
-void tb_learn_record(const tb_problem *p, tb_route route, double seconds)
+void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s)
 {
-    double cpu_s, gpu_s;
-    tb_predict(p, &cpu_s, &gpu_s);
     const int r = route == TB_ROUTE_GPU;
-    const double ratio = seconds / (r ? gpu_s : cpu_s);
+    const double ratio = seconds / model_s;
     if (!(ratio > 0.0) || ratio > 1e6)
         return;
     if (pthread_mutex_trylock(&tb_learn_lock) != 0)

@@ -64,14 +64,28 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
     return (scope & api) && (scope & layout) && (scope & ops);
 }
 
-/* The two predicted times, scaled by what calls of this class took
- * (tb_learn_adjust); *model_cpu: the model alone would choose the CPU.
- * Returns 1 when learned times were used. */
-static int tb_weigh(const tb_problem *p, double *cpu_s, double *gpu_s, int *model_cpu)
+/* The model's two times for p (in model[]), and the same scaled by what
+ * calls of this class took (tb_learn_adjust) in *cpu_s, *gpu_s. Returns 1
+ * when learned times were used. */
+static int tb_weigh(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s)
 {
-    tb_predict(p, cpu_s, gpu_s);
-    *model_cpu = *cpu_s <= *gpu_s;
+    tb_predict(p, &model[TB_ROUTE_CPU], &model[TB_ROUTE_GPU]);
+    *cpu_s = model[TB_ROUTE_CPU];
+    *gpu_s = model[TB_ROUTE_GPU];
     return tb_settings_get()->learn ? tb_learn_adjust(p, cpu_s, gpu_s) : 0;
+}
+
+/* A decision auto mode made by the times: faster, or measured when the
+ * learned times chose against the model. */
+static tb_decision tb_weighed(tb_route route, int learned, const double model[2], double cpu_s,
+                              double gpu_s)
+{
+    const tb_route model_route = model[TB_ROUTE_GPU] < model[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    const int measured = learned && route != model_route;
+    const char *why = route == TB_ROUTE_GPU ? (measured ? "gpu-measured" : "gpu-faster")
+                                            : (measured ? "cpu-measured" : "cpu-faster");
+    return (tb_decision){.route = route, .reason = why, .pred_cpu_s = cpu_s, .pred_gpu_s = gpu_s,
+                         .weighed = 1, .model_s = {model[0], model[1]}};
 }
 
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
@@ -80,25 +94,24 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     const char *why;
 
     if (!tb_call_is_legal(c))
-        return (tb_decision){TB_ROUTE_CPU, "illegal-args", 0.0, 0.0, 0};
+        return (tb_decision){.route = TB_ROUTE_CPU, .reason = "illegal-args"};
     if (s->mode == TB_MODE_CPU)
-        return (tb_decision){TB_ROUTE_CPU, "mode-cpu", 0.0, 0.0, 0};
+        return (tb_decision){.route = TB_ROUTE_CPU, .reason = "mode-cpu"};
     if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
-        return (tb_decision){TB_ROUTE_CPU, "no-op", 0.0, 0.0, 0};
+        return (tb_decision){.route = TB_ROUTE_CPU, .reason = "no-op"};
     if (!tb_in_scope(c, s->scope))
-        return (tb_decision){TB_ROUTE_CPU, "scope", 0.0, 0.0, 0};
-    double cpu_s = 0.0, gpu_s = 0.0;
-    int learned = 0, model_cpu = 0;
+        return (tb_decision){.route = TB_ROUTE_CPU, .reason = "scope"};
+    double cpu_s = 0.0, gpu_s = 0.0, model[2] = {0.0, 0.0};
+    int learned = 0;
     if (s->mode == TB_MODE_AUTO) {
         if ((double)p->m * p->n * p->k < s->threshold)
-            return (tb_decision){TB_ROUTE_CPU, "small", 0.0, 0.0, 0};
-        learned = tb_weigh(p, &cpu_s, &gpu_s, &model_cpu);
+            return (tb_decision){.route = TB_ROUTE_CPU, .reason = "small"};
+        learned = tb_weigh(p, model, &cpu_s, &gpu_s);
         /* Until this machine's rates are known (calibrate.c), a call that
          * the built-in rates give to the CPU by a wide margin does not start
          * CUDA to find out. */
         if (cpu_s <= gpu_s && (tb_rates_final() || gpu_s > 3.0 * cpu_s))
-            return (tb_decision){TB_ROUTE_CPU, learned && !model_cpu ? "cpu-measured" : "cpu-faster",
-                                 cpu_s, gpu_s, 1};
+            return tb_weighed(TB_ROUTE_CPU, learned, model, cpu_s, gpu_s);
     }
     /* Only now may CUDA start: small calls never pay for it. */
     if (!tb_gpu_available(&why)) {
@@ -118,21 +131,20 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
             tb_warn_once(TB_ONCE_NO_GPU, "%s=verify cannot compare: the GPU path is "
                          "unavailable (%s: %s); calls run on the CPU BLAS", TB_ENV_MODE, why,
                          tb_gpu_detail());
-        return (tb_decision){TB_ROUTE_CPU, why, cpu_s, gpu_s, 0};
+        return (tb_decision){.route = TB_ROUTE_CPU, .reason = why, .pred_cpu_s = cpu_s,
+                             .pred_gpu_s = gpu_s};
     }
     if (s->mode == TB_MODE_AUTO && !tb_rates_final()) {
         /* The first call that may use the GPU: this machine's rates (read
          * from the cache, or measured once), then the decision again. */
         if (tb_calibrate_ensure())
-            learned = tb_weigh(p, &cpu_s, &gpu_s, &model_cpu);
+            learned = tb_weigh(p, model, &cpu_s, &gpu_s);
         if (cpu_s <= gpu_s)
-            return (tb_decision){TB_ROUTE_CPU, learned && !model_cpu ? "cpu-measured" : "cpu-faster",
-                                 cpu_s, gpu_s, 1};
+            return tb_weighed(TB_ROUTE_CPU, learned, model, cpu_s, gpu_s);
     }
     if (s->mode == TB_MODE_AUTO)
-        return (tb_decision){TB_ROUTE_GPU, learned && model_cpu ? "gpu-measured" : "gpu-faster",
-                             cpu_s, gpu_s, 1};
-    return (tb_decision){TB_ROUTE_GPU, s->mode == TB_MODE_GPU ? "forced" : "verify", cpu_s, gpu_s, 0};
+        return tb_weighed(TB_ROUTE_GPU, learned, model, cpu_s, gpu_s);
+    return (tb_decision){.route = TB_ROUTE_GPU, .reason = s->mode == TB_MODE_GPU ? "forced" : "verify"};
 }
 
 /* Verify mode: every verify_every-th eligible call is run on both sides. */
@@ -238,7 +250,7 @@ void tb_sgemm_dispatch(const tb_call *c)
             r.route = TB_ROUTE_GPU;
             r.gpu = &t;
             if (learn && !t.grew)
-                tb_learn_record(&p, TB_ROUTE_GPU, tb_now() - t_run);
+                tb_learn_record(&p, TB_ROUTE_GPU, tb_now() - t_run, d.model_s[TB_ROUTE_GPU]);
         } else {
             snprintf(reason, sizeof reason, "gpu-failed:%s", tb_stage_name(failed));
             r.reason = reason;
@@ -247,7 +259,7 @@ void tb_sgemm_dispatch(const tb_call *c)
     } else {
         tb_forward(c);
         if (learn)
-            tb_learn_record(&p, TB_ROUTE_CPU, tb_now() - t_run);
+            tb_learn_record(&p, TB_ROUTE_CPU, tb_now() - t_run, d.model_s[TB_ROUTE_CPU]);
     }
     if (!s->accounting)
         return;

@@ -201,11 +201,11 @@ static void tb_buffers_free(tb_lane *L)
     }
 }
 
-/* Makes buffer b hold rows x cols floats; keeps the old one when it fits. */
 /* Allocations made by this thread: a call that made any paid for them
  * (tb_gpu_times.grew), so its time says little about the next one. */
 static __thread unsigned tb_allocs_here;
 
+/* Makes buffer b hold rows x cols floats; keeps the old one when it fits. */
 static cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols)
 {
     size_t width = cols * sizeof(float);

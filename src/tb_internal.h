@@ -127,6 +127,8 @@ typedef struct tb_decision {
     const char *reason;        /* a short word for the decision line and stats */
     double pred_cpu_s, pred_gpu_s;   /* the cost model's times; 0 when unused  */
     int weighed;               /* auto mode chose by those times: learn from it */
+    double model_s[2];         /* the model's own times, before learned scaling,
+                                * by route (TB_ROUTE_CPU, TB_ROUTE_GPU)         */
 } tb_decision;
 
 /* ---- Functions in costmodel.c: predicted seconds on each route ---- */
@@ -148,9 +150,10 @@ TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *c
 /* What auto mode learned from its own calls (costmodel.c): the predictions
  * scaled by what calls of this shape class took on each route; 1 when a
  * learned scale was applied. tb_learn_record() notes one call's time on the
- * route it took; tb_learn_forget() clears everything (tests). */
+ * route it took against the model's time for it (unscaled, as tb_predict
+ * gave it); tb_learn_forget() clears everything (tests). */
 TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s);
-TB_HIDDEN void tb_learn_record(const tb_problem *p, tb_route route, double seconds);
+TB_HIDDEN void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s);
 TB_HIDDEN void tb_learn_forget(void);
 TB_HIDDEN unsigned tb_learn_key(const tb_problem *p);
 

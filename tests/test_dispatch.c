@@ -253,11 +253,11 @@ static void test_learning(void)
     tb_predict(&p, &c0, &g0);
     c1 = c0, g1 = g0;
     CHECK(tb_learn_adjust(&p, &c1, &g1) == 0 && c1 == c0 && g1 == g0, "nothing learned yet");
-    tb_learn_record(&p, TB_ROUTE_CPU, 50.0 * c0);
+    tb_learn_record(&p, TB_ROUTE_CPU, 50.0 * c0, c0);
     c1 = c0, g1 = g0;
     CHECK(tb_learn_adjust(&p, &c1, &g1) == 0 && c1 == c0, "one call is not believed");
-    tb_learn_record(&p, TB_ROUTE_CPU, 20.0 * c0);
-    tb_learn_record(&p, TB_ROUTE_CPU, 30.0 * c0);
+    tb_learn_record(&p, TB_ROUTE_CPU, 20.0 * c0, c0);
+    tb_learn_record(&p, TB_ROUTE_CPU, 30.0 * c0, c0);
     c1 = c0, g1 = g0;
     CHECK(tb_learn_adjust(&p, &c1, &g1) == 1 && fabs(c1 / c0 - 20.0) < 1e-9 && g1 == g0,
           "the fastest of three CPU calls scales the CPU side only (x%.3g)", c1 / c0);
@@ -287,8 +287,8 @@ static void test_learning(void)
     c = row_nn(3000, 3000, 3000);
     tb_normalise(&c, &q);
     tb_predict(&q, &c0, &g0);
-    tb_learn_record(&q, TB_ROUTE_GPU, 1.15 * g0);
-    tb_learn_record(&q, TB_ROUTE_GPU, 1.18 * g0);
+    tb_learn_record(&q, TB_ROUTE_GPU, 1.15 * g0, g0);
+    tb_learn_record(&q, TB_ROUTE_GPU, 1.18 * g0, g0);
     c1 = c0, g1 = g0;
     CHECK(tb_learn_adjust(&q, &c1, &g1) == 0 && g1 == g0, "15%% off the model changes nothing");
 
@@ -328,9 +328,9 @@ static void learn_run(int m, int n, int k, double true_cpu, double true_gpu, cha
         const int gpu = pg < pc;
         routes[i] = gpu ? 'g' : 'c';
         if (!gpu)
-            tb_learn_record(&p, TB_ROUTE_CPU, true_cpu * mc);
+            tb_learn_record(&p, TB_ROUTE_CPU, true_cpu * mc, mc);
         else if (gpu_calls++ > 0)
-            tb_learn_record(&p, TB_ROUTE_GPU, true_gpu * mg);
+            tb_learn_record(&p, TB_ROUTE_GPU, true_gpu * mg, mg);
     }
     routes[6] = '\0';
 }
