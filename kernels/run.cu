@@ -154,7 +154,8 @@ static size_t tb_round32(size_t x) { return (x + 31) & ~(size_t)31; }
  * beta (C is read only when beta != 0). The price: S partial C's written
  * and read back, 8 S mn bytes at ~3 TB/s against 2mnk flops at ~50 TFLOP/s,
  * about 67 S / k of the GEMM's time. */
-#define TB_MAX_SPLIT 4
+#define TB_MAX_SPLIT 32   /* parts of a small grid; side streams: one fewer */
+#define TB_FULL_SPLIT 4   /* parts of a grid of at least one wave          */
 static cudaStream_t tb_side[TB_RUN_MAX_DEV][TB_MAX_SPLIT - 1];
 static int tb_side_state[TB_RUN_MAX_DEV];           /* 0 untried, 1 ready, -1 none */
 static unsigned long long tb_splits;                 /* products split, for tests */
@@ -184,12 +185,26 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
      * and split in three it measured 95%; the parts' extra launches weigh
      * at 0.1 ms. */
     const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
-    if (t128 < sms)
-        return 1;
+    if (t128 < sms) {
+        /* A small output with a long K (256 x 256 x 65536: 8 blocks of
+         * 64 x 128 for 132 SMs) leaves nearly all of the GPU idle, and no
+         * tiling fixes that: K is cut into parts of at least 256 until
+         * there are about two blocks per SM, at most 32 parts. Only grids
+         * of at most half the SMs: fuller ones stay whole, as above. */
+        const long long t64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
+        if (2 * t64 > sms)
+            return 1;
+        long long parts = 2LL * sms / t64;
+        if (parts > k / 256)
+            parts = k / 256;
+        if (parts > TB_MAX_SPLIT)
+            parts = TB_MAX_SPLIT;
+        return parts >= 2 ? (int)parts : 1;
+    }
     const double base = tb_fill(t128, sms);
     double best = base;
     int pick = 1;
-    for (int parts = 2; parts <= TB_MAX_SPLIT && k / parts >= 256; parts++) {
+    for (int parts = 2; parts <= TB_FULL_SPLIT && k / parts >= 256; parts++) {
         const double score = tb_fill(parts * t128, sms) / (1.0 + 67.0 * parts / k);
         if (score > best) {
             best = score;

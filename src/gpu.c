@@ -602,7 +602,8 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
                 cudaEventRecord(L->mark[1], L->comp);
                 first_kernel = 0;
             }
-            if ((*err = tb_inject(TB_STAGE_LAUNCH, kern->launch(&g, L->comp))) != cudaSuccess)
+            /* tb_gemm_run: a grid that fills the GPU badly is split along K. */
+            if ((*err = tb_inject(TB_STAGE_LAUNCH, tb_gemm_run(&g, kern, L->comp))) != cudaSuccess)
                 return TB_STAGE_LAUNCH;
             cudaEventRecord(sl->k_done, L->comp);
             t->panels++;

@@ -2,8 +2,9 @@
  * anything, checked without a GPU: into how many parts it splits K for a
  * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs).
  * The shapes measured on the H200 (docs/kernels.md) are pinned here: 1500
- * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, and
- * grids that fill the GPU well are never split. */
+ * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, small
+ * outputs with a long K are cut into many parts, and grids that fill the
+ * GPU well are never split. */
 #include "tb_kernels.h"
 #include <stdio.h>
 
@@ -34,6 +35,23 @@ int main(void)
     expect(1029, 1025, 1537, 1);
     /* 2049: 289 tiles, three waves of 132 with the last 19% full. */
     expect(2049, 2049, 2049, 4);
+    /* Small outputs with a long K: at most half the SMs' worth of 64 x 128
+     * blocks, cut to about two blocks per SM, parts of 256 or more of K,
+     * at most 32 parts. */
+    expect(256, 256, 65536, 32);          /* 8 blocks */
+    expect(128, 128, 100000, 32);         /* 2 blocks */
+    expect(512, 512, 32768, 8);           /* 32 blocks: 264 / 32 */
+    expect(320, 250, 8200, 26);           /* 10 blocks */
+    expect(128, 190, 20000, 32);
+    expect(64, 4096, 4096, 8);
+    expect(384, 640, 1900, 7);            /* 30 blocks; K allows 7 parts of 256 */
+    expect(600, 600, 2000, 5);            /* 50 blocks */
+    expect(64, 64, 120000, 32);
+    expect(256, 256, 1024, 1);            /* 0.13 GFLOP: too small to bother */
+    expect(256, 256, 16384, 32);
+    expect(2048, 64, 8000, 8);            /* 32 blocks of a tall thin C */
+    expect(1024, 1024, 16384, 1);         /* 128 blocks: more than half the SMs */
+    expect(700, 1000, 2000, 1);           /* 88 blocks */
     /* Whole: grids that fill the GPU well, or too little K, or too small. */
     expect(2047, 2047, 2047, 1);
     expect(2048, 2048, 2048, 1);

@@ -341,23 +341,27 @@ int main(int argc, char **argv)
         /* Grids that fill the GPU badly are split along K (kernels/run.cu):
          * 1537^3 makes 169 tiles for 132 SMs. Every transpose, unaligned
          * operands (copied first) and aligned ones, beta 0 over NaN and
-         * beta != 0, alpha != 1; the results must be right, and the first
-         * three split (the fourth, 81 tiles, runs 64-row tiles whole). */
+         * beta != 0, alpha != 1; the results must be right, and all but
+         * the fourth split (81 tiles, it runs 64-row tiles whole); the
+         * last two are small outputs with a long K, cut into 26 and 32
+         * parts. */
         const unsigned long long before = tb_run_split_count();
         tcase sp[] = {
             {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
             {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
             {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0f, 0.25f, FILL_WIDE, 0, 0},
             {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
+            {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5f, -1.0f, FILL_UNIFORM, 0, 0},
+            {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0f, 0.0f, FILL_WIDE, 0, 0},
         };
         for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
             run_case(&sp[i], "run");
         const unsigned long long done = tb_run_split_count() - before;
-        if (done != 3) {
-            printf("FAIL run: %llu of the 3 badly filling grids were split along K\n", done);
+        if (done != 5) {
+            printf("FAIL run: %llu of the 5 badly filling grids were split along K\n", done);
             n_fail++;
         } else {
-            printf("ok   run: %llu of 3 badly filling grids split along K\n", done);
+            printf("ok   run: %llu of 5 badly filling grids split along K\n", done);
             n_pass++;
         }
     }
