@@ -47,6 +47,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Bumped whenever a cached rate changes meaning (costmodel.c), so that files
+ * written by an older model are measured again. 2: the CPU's time for C's
+ * traffic adds to its flops instead of overlapping them. */
+#define TB_MODEL_REVISION 2
+
 #define TB_EXPORT __attribute__((visibility("default")))
 
 static pthread_mutex_t tb_cal_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -184,9 +189,9 @@ int tb_calibration_path(char *path, size_t len, char *key, size_t klen)
     tb_cpu_model(cpu, sizeof cpu);
     tb_cpu_blas_describe(blas, sizeof blas, warn, sizeof warn);
     snprintf(k, sizeof k,
-             "tiledblas %s | gpu %s %s %d SMs | cpu %s x%ld | blas %s | copy-threads %d "
+             "tiledblas %s model %d | gpu %s %s %d SMs | cpu %s x%ld | blas %s | copy-threads %d "
              "streams %d kernel %s device-memory %.0f",
-             TILEDBLAS_VERSION, prop.name, uuid, prop.multiProcessorCount, cpu,
+             TILEDBLAS_VERSION, TB_MODEL_REVISION, prop.name, uuid, prop.multiProcessorCount, cpu,
              sysconf(_SC_NPROCESSORS_ONLN), blas, s->copy_threads, s->lanes,
              s->kernel ? s->kernel : "default", s->device_memory);
     if (key && snprintf(key, klen, "%s", k) >= (int)klen)
@@ -427,10 +432,12 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
     double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
     tb_keep(r, 7, fmax(64.0 * slow, 1.0));
-    /* t_flat = fixed + C's bytes / cpu_c_bps: its flops take a fifth of that */
+    /* t_flat = fixed + flops / rate + C's bytes / cpu_c_bps (tb_predict_with);
+     * its flops take about a fifth. A call faster than its flops alone
+     * would leave no time for C: then C counts at half the call. */
     const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
-    double t_flat = tb_time(&flat, 5, 0);
-    tb_keep(r, 8, c_bytes / (t_flat - r->cpu_fixed_s));
+    double t_flat = tb_time(&flat, 5, 0), t_c = t_flat - r->cpu_fixed_s;
+    tb_keep(r, 8, c_bytes / fmax(t_c - 2.0 * F * F * 8 / r->cpu_flops, 0.5 * t_c));
 
     rc = 0;
 out:

@@ -19,7 +19,7 @@ static const tb_rates tb_default_rates = {
     .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
     .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
     .thin_dim = 256.0,        /* see tb_predict                              */
-    .cpu_c_bps = 38e9,        /* 8192x8192x16: 256 MB of C in 7.1 ms         */
+    .cpu_c_bps = 55e9,        /* 8192x8192x16: 7.1 ms, 4.9 of them for C      */
 };
 
 static const tb_rates *tb_rates_now = &tb_default_rates;
@@ -68,13 +68,17 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
      * (thin_dim: 256 built in, fitted by calibrate.c). When K is small,
      * C's memory traffic, not the flops, sets the pace:
      * 8192x8192x16 took 7.1 ms where its flops say 2.2 ms, 256 MB of C at
-     * 38 GB/s (cpu_c_bps, fitted by calibrate.c on 4096x4096x8). OpenBLAS
-     * overlaps the two, so the slower one counts. */
+     * 55 GB/s beside the flops (cpu_c_bps, fitted by calibrate.c on
+     * 4096x4096x8). The two add up: OpenBLAS first scales C by beta in a
+     * pass of its own, then multiplies. (Taking the slower of the two, as
+     * an earlier version did, predicted 1.6 ms for 4096x4096x32, which
+     * took 2.2-2.5 ms on the H200 machine, and 0.35 ms for 1500x1500x64,
+     * which took 0.52-0.67; the sum says 2.3 and 0.55.) */
     double thin = (m < n ? m : n) / r->thin_dim;
     double one_core = flop / r->cpu_core_flops;
     double cpu_compute = flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     double cpu_memory = c_out / r->cpu_c_bps;
-    double all_cores = r->cpu_fixed_s + (cpu_compute > cpu_memory ? cpu_compute : cpu_memory);
+    double all_cores = r->cpu_fixed_s + cpu_compute + cpu_memory;
     *cpu_s = one_core < all_cores ? one_core : all_cores;
 }
 
@@ -88,8 +92,10 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
  * model's own prediction for that call. Once a route has taught twice in a
  * class and ran more than 20% away from the model, the prediction for that
  * route in that class is scaled by what was seen. A class the model sent the
- * wrong way is thus sent the other way from its third call on, and once
- * both routes have been seen, measured times decide. The fastest, not the
+ * wrong way is thus sent the other way from its third call on; the other
+ * route is then believed after one call, and measured times decide (on the
+ * H200 machine 700x200x900 ran 2.8 times the model's time on the GPU and
+ * 2.1 times on the CPU: one CPU call, not two, to find the GPU faster). The fastest, not the
  * average: a disturbance makes a call slower, never faster. A GPU call that
  * allocated device or pinned memory does not teach: the next one will not
  * pay for that. (Leaving out every route's first call in a class as well,
@@ -156,8 +162,15 @@ int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
     int used = 0;
     const tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 0);
     double *pred[2] = {cpu_s, gpu_s};
+    /* Two calls make a route's time believed; once one route is, a single
+     * call of the other is enough, for that one was tried only because the
+     * first ran away from the model, and each more call of the slower one
+     * costs. */
+    int believed[2] = {s && s->seen[0] >= 2, s && s->seen[1] >= 2};
+    for (int r = 0; r < 2; r++)
+        believed[r] = believed[r] || (s && s->seen[r] >= 1 && believed[1 - r]);
     for (int r = 0; s && r < 2; r++)
-        if (s->seen[r] >= 2 && (s->best[r] > TB_LEARN_BAND || s->best[r] < 1.0 / TB_LEARN_BAND)) {
+        if (believed[r] && (s->best[r] > TB_LEARN_BAND || s->best[r] < 1.0 / TB_LEARN_BAND)) {
             *pred[r] *= s->best[r];
             used = 1;
         }
