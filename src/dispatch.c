@@ -257,6 +257,8 @@ void tb_sgemm_dispatch(const tb_call *c)
             tb_complete_on_cpu(c, &p, &t);
         }
     } else {
+        if (d.weighed)
+            tb_pool_rest();       /* our copy threads leave the cores to the CPU BLAS */
         tb_forward(c);
         if (learn)
             tb_learn_record(&p, TB_ROUTE_CPU, tb_now() - t_run, d.model_s[TB_ROUTE_CPU]);

@@ -2,7 +2,8 @@
  * (packing rows into pinned staging memory, unpacking results). Started on
  * first use by the GPU path, never at load; the calling thread does a part
  * too. Jobs come in bursts during a call, so an idle worker spins briefly
- * before it sleeps: waking a sleeping thread costs more than a part. One job
+ * before it sleeps: waking a sleeping thread costs more than a part; when
+ * the next call goes to the CPU BLAS instead, it sleeps at once. One job
  * at a time; concurrent callers take turns. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
@@ -31,6 +32,7 @@ static pthread_mutex_t tb_pool_job_mu = PTHREAD_MUTEX_INITIALIZER;   /* one job 
 static pthread_cond_t tb_pool_go = PTHREAD_COND_INITIALIZER;
 static unsigned long tb_pool_gen;     /* bumped for every job */
 static int tb_pool_threads = -1;      /* -1: not started */
+static int tb_pool_resting;           /* idle workers sleep at once (tb_pool_rest) */
 
 static inline void tb_pause(void) { __builtin_ia32_pause(); }
 
@@ -54,7 +56,7 @@ static void *tb_pool_main(void *unused)
         int spins = 0;
         unsigned long g;
         while ((g = __atomic_load_n(&tb_pool_gen, __ATOMIC_ACQUIRE)) == seen) {
-            if (++spins < TB_SPIN) {
+            if (++spins < TB_SPIN && !__atomic_load_n(&tb_pool_resting, __ATOMIC_RELAXED)) {
                 tb_pause();
                 continue;
             }
@@ -100,6 +102,15 @@ static void tb_pool_start(void)
     pthread_attr_destroy(&attr);
 }
 
+/* The next call goes to the CPU BLAS, whose threads want every core: the
+ * workers still spinning after the last job go to sleep now instead of
+ * spinning on beside it (up to ~1 ms). The next job wakes them. */
+void tb_pool_rest(void)
+{
+    if (!__atomic_load_n(&tb_pool_resting, __ATOMIC_RELAXED))   /* no store, no cache line moved */
+        __atomic_store_n(&tb_pool_resting, 1, __ATOMIC_RELAXED);
+}
+
 int tb_pool_size(void)
 {
     pthread_mutex_lock(&tb_pool_mu);
@@ -127,6 +138,7 @@ void tb_pool_run(tb_pool_fn fn, void *arg, int parts)
     __atomic_store_n(&tb_job.parts, parts, __ATOMIC_RELEASE);
     __atomic_store_n(&tb_job.left, parts, __ATOMIC_RELEASE);
     __atomic_store_n(&tb_job.next, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&tb_pool_resting, 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&tb_pool_gen, 1, __ATOMIC_ACQ_REL);
     pthread_cond_broadcast(&tb_pool_go);
     pthread_mutex_unlock(&tb_pool_mu);

@@ -291,6 +291,7 @@ typedef void (*tb_pool_fn)(void *arg, int part, int parts);
 TB_HIDDEN void tb_pool_run(tb_pool_fn fn, void *arg, int parts);
 /* Threads that work on a job, the caller included (starts the pool). */
 TB_HIDDEN int tb_pool_size(void);
+TB_HIDDEN void tb_pool_rest(void);
 
 /* ---- Functions in util.c ---- */
 TB_HIDDEN double tb_now(void);        /* monotonic seconds */
