@@ -10,6 +10,11 @@ target_link_libraries(bench_e2e PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 if(OpenMP_C_FOUND)
   target_link_libraries(bench_e2e PRIVATE OpenMP::OpenMP_C)
 endif()
+# A call sent to the CPU through the shim against OpenBLAS called directly,
+# alternately in one process (is the CPU route free?).
+add_executable(bench_cpu_route ${CMAKE_CURRENT_LIST_DIR}/bench_cpu_route.c)
+target_compile_options(bench_cpu_route PRIVATE ${TB_WARNINGS})
+target_link_libraries(bench_cpu_route PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 # Every layout and transpose through the preload beside RowMajor NN (issue 7).
 add_executable(bench_layouts ${CMAKE_CURRENT_LIST_DIR}/bench_layouts.c)
 target_compile_options(bench_layouts PRIVATE ${TB_WARNINGS})

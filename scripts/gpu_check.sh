@@ -8,7 +8,7 @@
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds (2) and shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
-#          sweep tool kernels odd calibrate numpy repeat reliability
+#          sweep tool kernels odd calibrate numpy repeat reliability cpuroute
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
@@ -86,6 +86,13 @@ done
 t0=$(date +%s%N); for i in $(seq 300); do /bin/true; done; t1=$(date +%s%N)
 for i in $(seq 300); do LD_PRELOAD=$TBLIB /bin/true; done; t2=$(date +%s%N)
 echo "process start: /bin/true $(( (t1 - t0) / 300000 )) us plain, $(( (t2 - t1) / 300000 )) us under the preload (mean of 300)"
+
+fi
+if want cpuroute; then
+step "the CPU route: the shim's calls sent to OpenBLAS against OpenBLAS called directly, alternately"
+TILEDBLAS_MODE=cpu $B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} 2>&1 | tee "$out/cpuroute-cpu.txt"
+$B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} 2>&1 | tee "$out/cpuroute-auto.txt"
+TILEDBLAS_LEARN=off $B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} 2>&1 | tee "$out/cpuroute-auto-nolearn.txt"
 
 fi
 if want e2e; then
