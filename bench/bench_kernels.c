@@ -198,23 +198,6 @@ static float time_launch(tb_launch_fn fn, const tb_gemm_args *g, int reps)
     return t[reps / 2];
 }
 
-static int in_list(const char *name, const char *list)
-{
-    if (!list)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == len && strncmp(p, name, l) == 0)
-            return 1;
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    return 0;
-}
-
 typedef struct {
     int m, n, k, ta, tb;
 } shape;
@@ -280,7 +263,7 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
         tb_launch_fn fn = ki < 0 ? cublas_launch : kernel_launch;
         if (ki < 0 && !p_sgemm)
             continue;
-        if (!in_list(name, klist))
+        if (!tb_kernel_in_list(name, klist))
             continue;
         if (ki >= 0 && ks[ki].supports && !ks[ki].supports(&g))
             continue;

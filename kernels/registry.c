@@ -59,6 +59,23 @@ const tb_kernel_info *tb_kernel_by_name(const char *name)
     return NULL;
 }
 
+int tb_kernel_in_list(const char *name, const char *list)
+{
+    if (!list)
+        return 1;
+    const size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncmp(p, name, l) == 0)
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args)
 {
     int n;

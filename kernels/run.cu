@@ -20,7 +20,7 @@
  * caller's stream before the copy, freed on it after the GEMM, so nothing
  * waits and nothing leaks. If the pool cannot give the memory, the kernel
  * runs on the unaligned operands directly: slower, never wrong. */
-#include "tb_kernels.h"
+#include "tb_kernel_common.cuh"
 #include <pthread.h>
 #include <stdint.h>
 
@@ -121,11 +121,6 @@ extern "C" unsigned long long tb_run_repack_count(void)
 }
 
 /* ---- the decision ---------------------------------------------------------- */
-
-static int tb_aligned16(const float *p, size_t ld)
-{
-    return (uintptr_t)p % 16 == 0 && ld % 4 == 0;
-}
 
 /* Tiles of C that read each element of op(A) (the column tiles) and of op(B)
  * (the row tiles), with 128 x 128 tiles. An operand read fewer than 4 times
@@ -330,8 +325,8 @@ extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_inf
     /* Stored shapes: A is m x k (k x m when transposed), B k x n (n x k). */
     const int a_rows = g.transa ? g.k : g.m, a_cols = g.transa ? g.m : g.k;
     const int b_rows = g.transb ? g.n : g.k, b_cols = g.transb ? g.k : g.n;
-    const int pack_a = !tb_aligned16(g.A, g.lda) && tb_want_repack(&g, 0);
-    const int pack_b = !tb_aligned16(g.B, g.ldb) && tb_want_repack(&g, 1);
+    const int pack_a = !tb_vec_ok(g.A, g.lda) && tb_want_repack(&g, 0);
+    const int pack_b = !tb_vec_ok(g.B, g.ldb) && tb_want_repack(&g, 1);
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) {
         cudaGetLastError();

@@ -3,8 +3,7 @@
  * 128x128 tile; tiles move through shared memory in 128-bit loads where the
  * operand is aligned, scalar predicated loads elsewhere. Any shape, stride,
  * transpose and alignment; no allocation, no synchronisation with the host. */
-#include "tb_kernels.h"
-#include <stdint.h>
+#include "tb_kernel_common.cuh"
 
 /*
  * Why register blocking: the seed does one FMA per two shared-memory loads, so
@@ -31,27 +30,11 @@
 #define AS_LD (BM + 4)
 #define BS_LD (BN + 4)
 
-/* Load one group of 4 consecutive elements along the contiguous dimension of
- * a row-major operand X: row `r`, columns c..c+3, of which only columns
- * < ncols and rows < nrows exist. A float4 load when the operand is 16-byte
- * aligned (base and stride, checked once by the launcher) and the whole group
- * is inside; otherwise up to four scalar loads, with zeros outside. Zeros
- * contribute nothing to the products, so the inner loop needs no tests. */
-__device__ __forceinline__ float4 load4(const float *X, size_t ld, int vec, int r, int c,
-                                        int nrows, int ncols)
-{
-    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (r >= nrows)
-        return v;
-    const float *p = X + (size_t)r * ld + c;
-    if (vec && c + 3 < ncols)
-        return *reinterpret_cast<const float4 *>(p);
-    if (c + 0 < ncols) v.x = p[0];
-    if (c + 1 < ncols) v.y = p[1];
-    if (c + 2 < ncols) v.z = p[2];
-    if (c + 3 < ncols) v.w = p[3];
-    return v;
-}
+/* Tiles come in as groups of 4 consecutive elements along the contiguous
+ * dimension of the stored operand: tb_load4 (tb_kernel_common.cuh) reads a
+ * float4 when the operand is 16-byte aligned and the group is inside, else
+ * predicated scalars, with zeros outside the matrix. Zeros contribute
+ * nothing to the products, so the inner loop needs no tests. */
 
 template <int TA, int TB>
 __global__ void __launch_bounds__(NTHREADS)
@@ -82,20 +65,20 @@ tb_regblock_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_n)
          * the transposing. */
         if (!TA) {            /* A is m x k: group = 4 consecutive p of row i */
             const int i = tid / 2, p = (tid % 2) * 4;
-            float4 v = load4(g.A, g.lda, vec_a, bm + i, k0 + p, g.m, g.k);
+            float4 v = tb_load4(g.A, g.lda, vec_a, bm + i, k0 + p, g.m, g.k);
             As[p + 0][i] = v.x; As[p + 1][i] = v.y; As[p + 2][i] = v.z; As[p + 3][i] = v.w;
         } else {              /* A is k x m: group = 4 consecutive i of row p */
             const int p = tid / 32, i = (tid % 32) * 4;
             *reinterpret_cast<float4 *>(&As[p][i]) =
-                load4(g.A, g.lda, vec_a, k0 + p, bm + i, g.k, g.m);
+                tb_load4(g.A, g.lda, vec_a, k0 + p, bm + i, g.k, g.m);
         }
         if (!TB) {            /* B is k x n: group = 4 consecutive j of row p */
             const int p = tid / 32, j = (tid % 32) * 4;
             *reinterpret_cast<float4 *>(&Bs[p][j]) =
-                load4(g.B, g.ldb, vec_b, k0 + p, bn + j, g.k, g.n);
+                tb_load4(g.B, g.ldb, vec_b, k0 + p, bn + j, g.k, g.n);
         } else {              /* B is n x k: group = 4 consecutive p of row j */
             const int j = tid / 2, p = (tid % 2) * 4;
-            float4 v = load4(g.B, g.ldb, vec_b, bn + j, k0 + p, g.n, g.k);
+            float4 v = tb_load4(g.B, g.ldb, vec_b, bn + j, k0 + p, g.n, g.k);
             Bs[p + 0][j] = v.x; Bs[p + 1][j] = v.y; Bs[p + 2][j] = v.z; Bs[p + 3][j] = v.w;
         }
         /* Barrier 1: the tiles are complete before anyone reads them. */
@@ -122,68 +105,23 @@ tb_regblock_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_n)
         __syncthreads();
     }
 
-    /* Epilogue: C = alpha*acc + beta*C, four columns at a time. beta == 0
-     * never reads C, so NaN there cannot leak into the result. */
+    /* Epilogue: C = alpha*acc + beta*C, four columns at a time
+     * (tb_kernel_common.cuh). beta == 0 never reads C, so NaN there cannot leak
+     * into the result. */
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         const int row = bm + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
         if (row >= g.m)
             continue;
 #pragma unroll
-        for (int half = 0; half < 2; half++) {
-            const int col = bn + half * 64 + tx * 4;
-            float *c = g.C + (size_t)row * g.ldc + col;
-            float v[4];
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                v[j] = g.alpha * acc[i][half * 4 + j];
-            if (vec_c && col + 3 < g.n) {
-                float4 o = make_float4(v[0], v[1], v[2], v[3]);
-                if (g.beta != 0.f) {
-                    float4 old = *reinterpret_cast<float4 *>(c);
-                    o.x += g.beta * old.x; o.y += g.beta * old.y;
-                    o.z += g.beta * old.z; o.w += g.beta * old.w;
-                }
-                *reinterpret_cast<float4 *>(c) = o;
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (col + j < g.n)
-                        c[j] = (g.beta == 0.f) ? v[j] : v[j] + g.beta * c[j];
-            }
-        }
+        for (int half = 0; half < 2; half++)
+            tb_store4(g, row, bn + half * 64 + tx * 4, &acc[i][half * 4], vec_c);
     }
-}
-
-/* A 16-byte vector access is legal when the base is 16-byte aligned and the
- * stride keeps every row so (the tile offsets are multiples of 4 elements). */
-static int tb_vec_ok(const void *p, size_t ld)
-{
-    return ((uintptr_t)p % 16 == 0) && (ld % 4 == 0);
 }
 
 extern "C" cudaError_t tb_launch_regblock(const tb_gemm_args *args, cudaStream_t stream)
 {
-    if (args->m <= 0 || args->n <= 0)
-        return cudaSuccess;
-    tb_gemm_args g = *args;
-    if (g.alpha == 0.0f || g.k <= 0) {
-        g.alpha = 0.0f;       /* BLAS: C = beta*C without reading A or B */
-        g.k = 0;
-    }
-    const int nblk_m = (g.m + BM - 1) / BM, nblk_n = (g.n + BN - 1) / BN;
-    const long long blocks = (long long)nblk_m * nblk_n;
-    if (blocks > 0x7fffffffLL)
-        return cudaErrorInvalidConfiguration;
-    const int va = tb_vec_ok(g.A, g.lda), vb = tb_vec_ok(g.B, g.ldb), vc = tb_vec_ok(g.C, g.ldc);
-    dim3 grid((unsigned)blocks), block(NTHREADS);
-    if (!g.transa && !g.transb)
-        tb_regblock_kernel<0, 0><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    else if (!g.transa && g.transb)
-        tb_regblock_kernel<0, 1><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    else if (g.transa && !g.transb)
-        tb_regblock_kernel<1, 0><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    else
-        tb_regblock_kernel<1, 1><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    return cudaGetLastError();
+    static const tb_tile_kernel kern[4] = {tb_regblock_kernel<0, 0>, tb_regblock_kernel<0, 1>,
+                                           tb_regblock_kernel<1, 0>, tb_regblock_kernel<1, 1>};
+    return tb_launch_tiles(args, BM, BN, NTHREADS, kern, stream);
 }

@@ -3,8 +3,7 @@
  * 8x8 micro-tile inside its warp's tile; the next K slice is fetched into
  * registers while the current one is multiplied, so one barrier per slice
  * remains. Any shape, stride, transpose and alignment. */
-#include "tb_kernels.h"
-#include <stdint.h>
+#include "tb_kernel_common.cuh"
 
 /*
  * What changes from step 1 and why:
@@ -30,24 +29,6 @@
 #define AS_LD (BM + 4)   /* padding: see the store of a row-major A tile */
 #define BS_LD (BN + 4)
 
-__device__ __forceinline__ float4 load4(const float *X, size_t ld, int vec, int r, int c,
-                                        int nrows, int ncols)
-{
-    /* As in step 1: float4 when aligned and inside, else predicated scalars,
-     * zeros outside the matrix. */
-    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (r >= nrows)
-        return v;
-    const float *p = X + (size_t)r * ld + c;
-    if (vec && c + 3 < ncols)
-        return *reinterpret_cast<const float4 *>(p);
-    if (c + 0 < ncols) v.x = p[0];
-    if (c + 1 < ncols) v.y = p[1];
-    if (c + 2 < ncols) v.z = p[2];
-    if (c + 3 < ncols) v.w = p[3];
-    return v;
-}
-
 /* Fetch slice k0 of op(A) and op(B) into registers: 128 x 16 = 512 groups of
  * four per operand, two per thread, each group along the contiguous
  * dimension of the stored matrix so that the loads are coalesced. */
@@ -58,10 +39,10 @@ __device__ __forceinline__ void fetch(const tb_gemm_args &g, int vec_a, int vec_
 #pragma unroll
     for (int it = 0; it < 2; it++) {
         const int q = it * NTHREADS + tid;
-        if (!TA) ra[it] = load4(g.A, g.lda, vec_a, bm + q / 4, k0 + (q % 4) * 4, g.m, g.k);
-        else     ra[it] = load4(g.A, g.lda, vec_a, k0 + q / 32, bm + (q % 32) * 4, g.k, g.m);
-        if (!TB) rb[it] = load4(g.B, g.ldb, vec_b, k0 + q / 32, bn + (q % 32) * 4, g.k, g.n);
-        else     rb[it] = load4(g.B, g.ldb, vec_b, bn + q / 4, k0 + (q % 4) * 4, g.n, g.k);
+        if (!TA) ra[it] = tb_load4(g.A, g.lda, vec_a, bm + q / 4, k0 + (q % 4) * 4, g.m, g.k);
+        else     ra[it] = tb_load4(g.A, g.lda, vec_a, k0 + q / 32, bm + (q % 32) * 4, g.k, g.m);
+        if (!TB) rb[it] = tb_load4(g.B, g.ldb, vec_b, k0 + q / 32, bn + (q % 32) * 4, g.k, g.n);
+        else     rb[it] = tb_load4(g.B, g.ldb, vec_b, bn + q / 4, k0 + (q % 4) * 4, g.n, g.k);
     }
 }
 
@@ -155,65 +136,22 @@ tb_warptile_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_n)
         __syncthreads();
     }
 
-    /* Epilogue: four contiguous columns at a time; beta == 0 never reads C. */
+    /* Epilogue: four contiguous columns at a time (tb_kernel_common.cuh); beta == 0
+     * never reads C. */
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const int row = bm + wm + (i / 4) * 32 + lm * 4 + (i % 4);
         if (row >= g.m)
             continue;
 #pragma unroll
-        for (int s = 0; s < 2; s++) {
-            const int col = bn + wn + s * 16 + ln * 4;
-            float *c = g.C + (size_t)row * g.ldc + col;
-            float v[4];
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                v[j] = g.alpha * acc[i][s * 4 + j];
-            if (vec_c && col + 3 < g.n) {
-                float4 o = make_float4(v[0], v[1], v[2], v[3]);
-                if (g.beta != 0.f) {
-                    float4 old = *reinterpret_cast<float4 *>(c);
-                    o.x += g.beta * old.x; o.y += g.beta * old.y;
-                    o.z += g.beta * old.z; o.w += g.beta * old.w;
-                }
-                *reinterpret_cast<float4 *>(c) = o;
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (col + j < g.n)
-                        c[j] = (g.beta == 0.f) ? v[j] : v[j] + g.beta * c[j];
-            }
-        }
+        for (int s = 0; s < 2; s++)
+            tb_store4(g, row, bn + wn + s * 16 + ln * 4, &acc[i][s * 4], vec_c);
     }
-}
-
-static int tb_vec_ok(const void *p, size_t ld)
-{
-    return ((uintptr_t)p % 16 == 0) && (ld % 4 == 0);
 }
 
 extern "C" cudaError_t tb_launch_warptile(const tb_gemm_args *args, cudaStream_t stream)
 {
-    if (args->m <= 0 || args->n <= 0)
-        return cudaSuccess;
-    tb_gemm_args g = *args;
-    if (g.alpha == 0.0f || g.k <= 0) {
-        g.alpha = 0.0f;       /* BLAS: C = beta*C without reading A or B */
-        g.k = 0;
-    }
-    const int nblk_m = (g.m + BM - 1) / BM, nblk_n = (g.n + BN - 1) / BN;
-    const long long blocks = (long long)nblk_m * nblk_n;
-    if (blocks > 0x7fffffffLL)
-        return cudaErrorInvalidConfiguration;
-    const int va = tb_vec_ok(g.A, g.lda), vb = tb_vec_ok(g.B, g.ldb), vc = tb_vec_ok(g.C, g.ldc);
-    dim3 grid((unsigned)blocks), block(NTHREADS);
-    if (!g.transa && !g.transb)
-        tb_warptile_kernel<0, 0><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    else if (!g.transa && g.transb)
-        tb_warptile_kernel<0, 1><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    else if (g.transa && !g.transb)
-        tb_warptile_kernel<1, 0><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    else
-        tb_warptile_kernel<1, 1><<<grid, block, 0, stream>>>(g, va, vb, vc, nblk_n);
-    return cudaGetLastError();
+    static const tb_tile_kernel kern[4] = {tb_warptile_kernel<0, 0>, tb_warptile_kernel<0, 1>,
+                                           tb_warptile_kernel<1, 0>, tb_warptile_kernel<1, 1>};
+    return tb_launch_tiles(args, BM, BN, NTHREADS, kern, stream);
 }

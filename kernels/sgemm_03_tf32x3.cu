@@ -3,8 +3,7 @@
  * compensated, two-level accumulation: the default), "tf32x3-tcacc" (3xTF32,
  * every sum inside the tensor cores) and "tf32-fast" (plain 1xTF32, opt-in
  * only: about 1e-4 relative error). Any shape, stride, transpose, alignment. */
-#include "tb_kernels.h"
-#include <stdint.h>
+#include "tb_kernel_common.cuh"
 
 /*
  * Why: the SIMT kernels of steps 1-2 top out near 70-75% of cuBLAS on Hopper
@@ -378,11 +377,7 @@ static cudaError_t tb_tf32_launch(const tb_gemm_args *args, cudaStream_t stream)
 {
     if (args->m <= 0 || args->n <= 0)
         return cudaSuccess;
-    tb_gemm_args g = *args;
-    if (g.alpha == 0.0f || g.k <= 0) {
-        g.alpha = 0.0f;       /* BLAS: C = beta*C without reading A or B */
-        g.k = 0;
-    }
+    tb_gemm_args g = tb_args_blas(args);
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess)
@@ -392,8 +387,7 @@ static cudaError_t tb_tf32_launch(const tb_gemm_args *args, cudaStream_t stream)
         return cudaErrorInvalidDevice;
     /* 16-byte copies need 16-byte aligned rows; the float2 epilogue needs
      * 8-byte aligned pairs. */
-    const int va = ((uintptr_t)g.A % 16 == 0) && (g.lda % 4 == 0);
-    const int vb = ((uintptr_t)g.B % 16 == 0) && (g.ldb % 4 == 0);
+    const int va = tb_vec_ok(g.A, g.lda), vb = tb_vec_ok(g.B, g.ldb);
     const int vc = ((uintptr_t)g.C % 8 == 0) && (g.ldc % 2 == 0);
     /* A grid of 128-row tiles that leaves SMs idle (m = n = 1000 gives 64
      * tiles for 132 SMs) runs 64-row tiles instead: twice the blocks, two

@@ -61,6 +61,9 @@ typedef struct tb_kernel_info {
 /* kernels/registry.c */
 const tb_kernel_info *tb_kernel_list(int *count);
 const tb_kernel_info *tb_kernel_by_name(const char *name);
+/* Whether name is one of the comma-separated names in list (NULL: every
+ * name is); the kernel benchmark's and tests' --kernels option. */
+int tb_kernel_in_list(const char *name, const char *list);
 /* The preferred kernel that supports args (the highest rank). */
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
 

@@ -103,23 +103,6 @@ static void reference(const tcase *t, const float *A, size_t lda, const float *B
         }                                                                                 \
     } while (0)
 
-static int kernel_selected(const char *name, const char *list)
-{
-    if (!list)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == len && strncmp(p, name, l) == 0)
-            return 1;
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    return 0;
-}
-
 static void run_case(const tcase *t, const char *klist)
 {
     const int m = t->m, n = t->n, k = t->k;
@@ -170,7 +153,7 @@ static void run_case(const tcase *t, const char *klist)
     for (int ki = 0; ki <= nk; ki++) {
         const tb_kernel_info *K = ki < nk ? &ks[ki] : NULL;
         const char *kname = K ? K->name : "run";
-        if (!kernel_selected(kname, klist))
+        if (!tb_kernel_in_list(kname, klist))
             continue;
         tb_gemm_args g = {m, n, k, t->ta, t->tb, t->alpha, t->beta,
                           dA + t->off, lda, dB + t->off, ldb, dC + t->off, ldc};
@@ -318,7 +301,7 @@ int main(int argc, char **argv)
             if (c[i].m <= maxs && c[i].n <= maxs)
                 run_case(&c[i], klist);
     }
-    if (maxs >= 700 && kernel_selected("run", klist)) {
+    if (maxs >= 700 && tb_kernel_in_list("run", klist)) {
         /* The default path must really copy unaligned operands (odd strides,
          * bases off by one float) when they are re-read enough, and still be
          * right: every transpose, beta 0 over NaN and beta != 0. */
@@ -337,7 +320,7 @@ int main(int argc, char **argv)
             n_pass++;
         }
     }
-    if (maxs >= 1537 && kernel_selected("run", klist)) {
+    if (maxs >= 1537 && tb_kernel_in_list("run", klist)) {
         /* Grids that fill the GPU badly are split along K (kernels/run.cu):
          * 1537^3 makes 169 tiles for 132 SMs. Every transpose, unaligned
          * operands (copied first) and aligned ones, beta 0 over NaN and
