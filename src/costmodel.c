@@ -95,8 +95,9 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
  * wrong way is thus sent the other way from its third call on; the other
  * route is then believed after one call, and measured times decide (on the
  * H200 machine 700x200x900 ran 2.8 times the model's time on the GPU and
- * 2.1 times on the CPU: one CPU call, not two, to find the GPU faster). The fastest, not the
- * average: a disturbance makes a call slower, never faster. A GPU call that
+ * 2.1 times on the CPU: one CPU call, not two, to find the GPU faster).
+ * The fastest, not the average: a disturbance makes a call slower, never
+ * faster. A GPU call that
  * allocated device or pinned memory does not teach: the next one will not
  * pay for that. (Leaving out every route's first call in a class as well,
  * for OpenBLAS threads waking and kernels loading, was tried on the H200

@@ -104,7 +104,8 @@ static void tb_pool_start(void)
 
 /* The next call goes to the CPU BLAS, whose threads want every core: the
  * workers still spinning after the last job go to sleep now instead of
- * spinning on beside it (up to ~1 ms). The next job wakes them. */
+ * spinning on beside it for the rest of their TB_SPIN pauses. The next job
+ * wakes them. */
 void tb_pool_rest(void)
 {
     if (!__atomic_load_n(&tb_pool_resting, __ATOMIC_RELAXED))   /* no store, no cache line moved */
