@@ -97,15 +97,14 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
  * H200 machine 700x200x900 ran 2.8 times the model's time on the GPU and
  * 2.1 times on the CPU: one CPU call, not two, to find the GPU faster).
  * The fastest, not the average: a disturbance makes a call slower, never
- * faster. A GPU call that
- * allocated device or pinned memory does not teach: the next one will not
- * pay for that. (Leaving out every route's first call in a class as well,
- * for OpenBLAS threads waking and kernels loading, was tried on the H200
- * machine: it learned a call later, and in a 40-shape sweep of six calls
- * per shape that cost more than it saved.) Lock-free readers are not needed: the calls weighed
- * here take 0.1 ms and more, and a trylock never blocks (nor deadlocks in
- * a child forked while another thread held it: that child just stops
- * learning). */
+ * faster. A GPU call that allocated device or pinned memory does not
+ * teach: the next one will not pay for that. (Leaving out every route's
+ * first call in a class as well, for OpenBLAS threads waking and kernels
+ * loading, was tried on the H200 machine: it learned a call later, and in a
+ * 40-shape sweep of six calls per shape that cost more than it saved.)
+ * Lock-free readers are not needed: the calls weighed here take 0.1 ms and
+ * more, and a trylock never blocks (nor deadlocks in a child forked while
+ * another thread held it: that child just stops learning). */
 
 #define TB_LEARN_SLOTS 512
 #define TB_LEARN_PROBES 8
