@@ -138,21 +138,7 @@ for round in $(seq ${TB_SWEEP_ROUNDS:-2}); do
             | grep -E '^[0-9]+x' >> "$out/sweep-auto.txt"
     done
 done
-awk 'function lo(a, k, v) { if (!(k in a) || v < a[k]) a[k] = v }
-     FNR == 1 { f++ }
-     f == 3 && / -> / { split($0, w, " "); mm = w[5]; nn = w[6]; kk = w[7]; sub("m=", "", mm); sub("n=", "", nn); sub("k=", "", kk)
-        route[mm "x" nn "x" kk] = w[9] " " w[10]; next }
-     $1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
-        lo(cpu, $1, $2)
-        if (f == 1) { lo(gpu, $1, $3); if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-        else if (f == 2) lo(aut, $1, $3) }
-     END {
-        printf "%-18s %10s %10s %10s %8s %8s\n", "m x n x k", "CPU ms", "GPU ms", "auto ms", "auto/best", "route"
-        worst = 0; over = 0
-        for (i = 1; i <= n; i++) { s = order[i]; best = cpu[s] < gpu[s] ? cpu[s] : gpu[s]
-            r = aut[s] / best; if (r > worst) { worst = r; ws = s }; if (r > 1.10) over++
-            printf "%-18s %10.3f %10.3f %10.3f %8.2f  %s\n", s, cpu[s], gpu[s], aut[s], r, route[s] }
-        printf "worst auto/best: %.2f at %s over %d shapes; %d above 1.10\n", worst, ws, n, over }' \
+awk -f "$root/scripts/sweep_table.awk" \
     "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" | tee "$out/sweep.txt"
 echo "-- the naive offload (cudaMalloc, pageable cudaMemcpy, our kernel, cudaMemcpy back) on the same shapes:"
 awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {

@@ -1,0 +1,40 @@
+# scripts/sweep_table.awk - the decision sweep's table (scripts/gpu_check.sh,
+# step sweep) from its three files: bench_e2e's rows in forced-GPU mode, its
+# rows in auto mode, and auto mode's decision lines (TILEDBLAS_VERBOSE=2).
+#   awk -f scripts/sweep_table.awk sweep-gpu.txt sweep-auto.txt sweep-auto.err
+# Every column keeps the fastest of its rounds: CPU (OpenBLAS alone, from
+# both runs), GPU (the shim forced onto the GPU) and auto. A shape over
+# 1.10x whose calls in auto mode all went the way of the faster forced run
+# is marked "noise": every decision was right, and the time moved between
+# processes. The route column is the last call's, and how many of the
+# shape's calls went to the GPU.
+function lo(a, k, v) { if (!(k in a) || v < a[k]) a[k] = v }
+FNR == 1 { f++ }
+f == 3 && / -> / {
+    split($0, w, " "); mm = w[5]; nn = w[6]; kk = w[7]
+    sub("m=", "", mm); sub("n=", "", nn); sub("k=", "", kk)
+    key = mm "x" nn "x" kk; route[key] = w[9] " " w[10]; calls[key]++
+    if (w[9] == "gpu") ongpu[key]++
+    next
+}
+$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
+    lo(cpu, $1, $2)
+    if (f == 1) { lo(gpu, $1, $3); if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+    else if (f == 2) lo(aut, $1, $3)
+}
+END {
+    printf "%-18s %10s %10s %10s %8s  %s\n", "m x n x k", "CPU ms", "GPU ms", "auto ms", "auto/best", "route"
+    worst = 0; over = 0; noise = 0
+    for (i = 1; i <= n; i++) {
+        s = order[i]; best = cpu[s] < gpu[s] ? cpu[s] : gpu[s]
+        r = aut[s] / best; if (r > worst) { worst = r; ws = s }
+        mark = ""
+        if (r > 1.10) {
+            over++
+            if (ongpu[s] + 0 == (gpu[s] < cpu[s] ? calls[s] : 0)) { noise++; mark = "  noise" }
+        }
+        printf "%-18s %10.3f %10.3f %10.3f %8.2f  %s, %d/%d on the GPU%s\n", s, cpu[s], gpu[s], aut[s], r,
+               route[s], ongpu[s], calls[s], mark
+    }
+    printf "worst auto/best: %.2f at %s over %d shapes; %d above 1.10 (%d with every call on the faster route)\n", worst, ws, n, over, noise
+}
