@@ -522,6 +522,7 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
     tb_plan pl;
     cudaError_t e = cudaSuccess;
     const unsigned allocs_before = tb_allocs_here;
+    const int may_split = !(tb_settings_get()->device_memory > 0.0);
 
     /* Plan within the memory cap, then size the buffers for it. */
     if (tb_make_plan(L, p, &pl) != 0)
@@ -602,8 +603,11 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
                 cudaEventRecord(L->mark[1], L->comp);
                 first_kernel = 0;
             }
-            /* tb_gemm_run: a grid that fills the GPU badly is split along K. */
-            if ((*err = tb_inject(TB_STAGE_LAUNCH, tb_gemm_run(&g, kern, L->comp))) != cudaSuccess)
+            /* tb_gemm_run splits a grid that fills the GPU badly along K, its
+             * scratch from a pool of its own; under a TILEDBLAS_DEVICE_MEMORY
+             * cap, which that scratch would overstep, the kernel runs whole. */
+            e = may_split ? tb_gemm_run(&g, kern, L->comp) : kern->launch(&g, L->comp);
+            if ((*err = tb_inject(TB_STAGE_LAUNCH, e)) != cudaSuccess)
                 return TB_STAGE_LAUNCH;
             cudaEventRecord(sl->k_done, L->comp);
             t->panels++;
