@@ -6,7 +6,9 @@
  * created a CUDA context (phase "ctx"), to see whether CUDA being up in the
  * process slows OpenBLAS down by itself.
  * Run it with TILEDBLAS_MODE=cpu (the shim never starts CUDA) and in auto
- * mode (the decision weighs the call, and may start CUDA to do so).
+ * mode (the decision weighs the call, and may start CUDA to do so; it may
+ * also send the call to the GPU: with TILEDBLAS_VERBOSE=2 the decision lines
+ * say where each went, and gpu_check.sh counts them).
  * Usage: bench_cpu_route LIBTILEDBLAS [--shapes MxNxK,...] [--reps R] */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
@@ -29,19 +31,27 @@ static void fill(float *x, size_t n, unsigned seed)
     }
 }
 
-/* Medians of `reps` alternating calls of f and g (f first). */
+static double timed(sgemm_fn f, int m, int n, int k, const float *A, const float *B, float *C)
+{
+    double t0 = now();
+    f(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
+    return now() - t0;
+}
+
+/* Medians of `reps` alternating calls of f and g, f first in even rounds
+ * and g first in odd ones, so that neither always follows the other. */
 static void alternate(sgemm_fn f, sgemm_fn g, int m, int n, int k, const float *A,
                       const float *B, float *C, int reps, double *tf, double *tg)
 {
     double a[64], b[64];
     for (int i = 0; i < reps; i++) {
-        double t0 = now();
-        f(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
-        double t1 = now();
-        g(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
-        double t2 = now();
-        a[i] = t1 - t0;
-        b[i] = t2 - t1;
+        if (i % 2 == 0) {
+            a[i] = timed(f, m, n, k, A, B, C);
+            b[i] = timed(g, m, n, k, A, B, C);
+        } else {
+            b[i] = timed(g, m, n, k, A, B, C);
+            a[i] = timed(f, m, n, k, A, B, C);
+        }
     }
     *tf = median(a, reps);
     *tg = median(b, reps);
@@ -65,8 +75,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 1 || reps > 64)
+    if (reps < 1)
         reps = 15;
+    if (reps > 64)
+        reps = 64;
     void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL);
     void *tb = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!ob || !tb) {

@@ -166,8 +166,25 @@ static double tb_fill(long long blocks, long long slots)
     return (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
 }
 
+/* K is cut into slices of tb_split_slice(k, parts) (a multiple of 32: aligned
+ * rows stay aligned); rounding up can leave the last parts with no K at all
+ * (256 x 256 x 8193 in 32 parts: slices of 288, parts 29-31 empty), so
+ * tb_split_fit keeps only as many parts as the slices need. */
+static int tb_split_slice(int k, int parts)
+{
+    return (int)tb_round32((size_t)((k + parts - 1) / parts));
+}
+
+static int tb_split_fit(int k, int parts)
+{
+    while (parts > 1 && (long long)(parts - 1) * tb_split_slice(k, parts) >= k)
+        parts--;
+    return parts;
+}
+
 /* The number of parts to split K into for an m x n x k product on a GPU of
- * `sms` SMs (1: do not split). A pure function, so that CI can check it. */
+ * `sms` SMs (1: do not split); every part gets some of K, all but the last
+ * at least 256. A pure function, so that CI can check it. */
 extern "C" int tb_split_parts(int m, int n, int k, int sms)
 {
     const double flops = 2.0 * m * (double)n * k;
@@ -184,8 +201,9 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
         /* A small output with a long K (256 x 256 x 65536: 8 blocks of
          * 64 x 128 for 132 SMs) leaves nearly all of the GPU idle, and no
          * tiling fixes that: K is cut into parts of at least 256 until
-         * there are about two blocks per SM, at most 32 parts. Only grids
-         * of at most half the SMs: fuller ones stay whole, as above. */
+         * there are about two blocks per SM, at most 32 parts (the last
+         * part may be shorter). Only grids of at most half the SMs: fuller
+         * ones stay whole, as above. */
         const long long t64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
         if (2 * t64 > sms)
             return 1;
@@ -194,7 +212,7 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
             parts = k / 256;
         if (parts > TB_MAX_SPLIT)
             parts = TB_MAX_SPLIT;
-        return parts >= 2 ? (int)parts : 1;
+        return parts >= 2 ? tb_split_fit(k, (int)parts) : 1;
     }
     const double base = tb_fill(t128, sms);
     double best = base;
@@ -206,7 +224,7 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
             pick = parts;
         }
     }
-    return best > 1.15 * base ? pick : 1;   /* a clear gain only */
+    return best > 1.15 * base ? tb_split_fit(k, pick) : 1;   /* a clear gain only */
 }
 
 static int tb_split_count(const tb_gemm_args *g, int dev)
@@ -270,8 +288,8 @@ static cudaError_t tb_split_run(const tb_gemm_args *g, const tb_kernel_info *ker
         concurrent = 0;
     cudaError_t e = cudaSuccess;
     /* K cut in slices of a multiple of 32 (the kernels' BK: aligned rows stay
-     * aligned); with k / parts >= 256 every part gets some of K. */
-    const int kc = (int)tb_round32((size_t)((g->k + parts - 1) / parts));
+     * aligned); tb_split_parts gave a count for which every part gets some. */
+    const int kc = tb_split_slice(g->k, parts);
     const size_t wstride = (size_t)g->m * ldw;
     for (int p = 0; p < parts; p++) {
         cudaStream_t st = concurrent && p > 0 ? side[p - 1] : stream;

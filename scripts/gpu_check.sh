@@ -91,8 +91,11 @@ fi
 if want cpuroute; then
 step "the CPU route: the shim's calls sent to OpenBLAS against OpenBLAS called directly, alternately"
 TILEDBLAS_MODE=cpu $B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} 2>&1 | tee "$out/cpuroute-cpu.txt"
-$B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} 2>&1 | tee "$out/cpuroute-auto.txt"
-TILEDBLAS_LEARN=off $B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} 2>&1 | tee "$out/cpuroute-auto-nolearn.txt"
+for learn in on off; do
+    TILEDBLAS_LEARN=$learn TILEDBLAS_VERBOSE=2 $B/bench_cpu_route $TBLIB ${TB_CPUROUTE_SHAPES:+--shapes $TB_CPUROUTE_SHAPES} \
+        2> "$out/cpuroute-auto-learn-$learn.err" | tee "$out/cpuroute-auto-learn-$learn.txt"
+    echo "auto, learning $learn: the shim's calls went $(grep -c ' -> gpu ' "$out/cpuroute-auto-learn-$learn.err") to the GPU, $(grep -c ' -> cpu ' "$out/cpuroute-auto-learn-$learn.err") to the CPU"
+done
 
 fi
 if want e2e; then

@@ -31,7 +31,7 @@ END {
         mark = ""
         if (r > 1.10) {
             over++
-            if (ongpu[s] + 0 == (gpu[s] < cpu[s] ? calls[s] : 0)) { noise++; mark = "  noise" }
+            if (calls[s] > 0 && ongpu[s] + 0 == (gpu[s] < cpu[s] ? calls[s] : 0)) { noise++; mark = "  noise" }
         }
         printf "%-18s %10.3f %10.3f %10.3f %8.2f  %s, %d/%d on the GPU%s\n", s, cpu[s], gpu[s], aut[s], r,
                route[s], ongpu[s], calls[s], mark

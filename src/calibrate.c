@@ -433,8 +433,8 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
     tb_keep(r, 7, fmax(64.0 * slow, 1.0));
     /* t_flat = fixed + flops / rate + C's bytes / cpu_c_bps (tb_predict_with);
-     * its flops take about a fifth. A call faster than its flops alone
-     * would leave no time for C: then C counts at half the call. */
+     * its flops take about a fifth. Where they would take more than half
+     * (a fast call, or a slow rate measured above), C is given half. */
     const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
     double t_flat = tb_time(&flat, 5, 0), t_c = t_flat - r->cpu_fixed_s;
     tb_keep(r, 8, c_bytes / fmax(t_c - 2.0 * F * F * 8 / r->cpu_flops, 0.5 * t_c));

@@ -163,9 +163,9 @@ int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
     const tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 0);
     double *pred[2] = {cpu_s, gpu_s};
     /* Two calls make a route's time believed; once one route is, a single
-     * call of the other is enough, for that one was tried only because the
-     * first ran away from the model, and each more call of the slower one
-     * costs. */
+     * call of the other is enough: each more call of the slower route
+     * costs. The price: one disturbed call can hold a class on the route it
+     * has for the rest of the process (only the faster route runs again). */
     int believed[2] = {s && s->seen[0] >= 2, s && s->seen[1] >= 2};
     for (int r = 0; r < 2; r++)
         believed[r] = believed[r] || (s && s->seen[r] >= 1 && believed[1 - r]);

@@ -74,6 +74,23 @@ int main(void)
                 passed++;
             }
         }
+    /* Small outputs: whatever the K, every part gets some of it, when K is
+     * cut as kernels/run.cu cuts it (slices of ceil(k / parts) rounded up
+     * to 32): 256x256x8193 asked for 32 parts of 288 would leave the last
+     * three empty. All but the last part get at least 256. */
+    expect(256, 256, 8193, 29);
+    static const int small[][2] = {{256, 256}, {128, 128}, {64, 4096}, {320, 250}, {512, 512}, {64, 64}};
+    for (int i = 0; i < 6; i++)
+        for (int k = 512; k <= 70000; k += 97) {
+            const int m = small[i][0], n = small[i][1], p = tb_split_parts(m, n, k, 132);
+            const int kc = (int)(((k + p - 1) / p + 31) / 32 * 32);
+            if (p < 1 || p > 32 || (p > 1 && ((long long)(p - 1) * kc >= k || kc < 256))) {
+                failed++;
+                printf("FAIL %dx%dx%d: %d parts of %d\n", m, n, k, p, kc);
+            } else {
+                passed++;
+            }
+        }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
