@@ -114,6 +114,8 @@ typedef struct tb_learn_slot {
     unsigned key;             /* 0: empty */
     unsigned seen[2];         /* calls that taught, per route (TB_ROUTE_CPU, _GPU) */
     double best[2];           /* the fastest of them over the model's time   */
+    unsigned since;           /* calls since the slower route last ran (recheck) */
+    unsigned every;           /* recheck after this many; 0: not yet set     */
 } tb_learn_slot;
 
 static tb_learn_slot tb_learn_tab[TB_LEARN_SLOTS];
@@ -164,8 +166,8 @@ int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
     double *pred[2] = {cpu_s, gpu_s};
     /* Two calls make a route's time believed; once one route is, a single
      * call of the other is enough: each more call of the slower route
-     * costs. The price: one disturbed call can hold a class on the route it
-     * has for the rest of the process (only the faster route runs again). */
+     * costs. One disturbed call can then hold a class on the wrong route,
+     * until tb_learn_recheck runs the other again. */
     int believed[2] = {s && s->seen[0] >= 2, s && s->seen[1] >= 2};
     for (int r = 0; r < 2; r++)
         believed[r] = believed[r] || (s && s->seen[r] >= 1 && believed[1 - r]);
@@ -176,6 +178,42 @@ int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
         }
     pthread_mutex_unlock(&tb_learn_lock);
     return used;
+}
+
+/* Re-checking the slower route. Only the fastest time of a route counts, so
+ * a route whose calls were all disturbed looks slower than it is, and once
+ * measured slower it would never run again in this process. So in a class
+ * where both routes have run and the slower one is predicted within
+ * TB_RECHECK_SPAN of the faster, one call in `every` takes it again: 16 at
+ * first, doubling after each re-check up to 1024, so a steady program pays
+ * for it less and less (at most 1/16 of its calls, each at most 2 times
+ * slower, then half that, ...). 2x: the disturbed calls seen on the H200
+ * machine, the first ones after CUDA starts, ran 1.4-2 times slow. A
+ * re-check that finds the slower route now faster turns the class over by
+ * itself: its best time drops. */
+#define TB_RECHECK_FIRST 16
+#define TB_RECHECK_LAST 1024
+#define TB_RECHECK_SPAN 2.0
+
+int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chosen_s, double other_s)
+{
+    const int c = chosen == TB_ROUTE_GPU, o = !c;
+    if (!(other_s <= TB_RECHECK_SPAN * chosen_s) || pthread_mutex_trylock(&tb_learn_lock) != 0)
+        return 0;
+    int now = 0;
+    tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 0);
+    if (s && s->seen[c] > 0 && s->seen[o] > 0) {
+        if (s->every == 0)
+            s->every = TB_RECHECK_FIRST;
+        if (++s->since >= s->every) {
+            now = 1;
+            s->since = 0;
+            if (s->every < TB_RECHECK_LAST)
+                s->every *= 2;
+        }
+    }
+    pthread_mutex_unlock(&tb_learn_lock);
+    return now;
 }
 
 void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s)

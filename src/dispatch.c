@@ -64,25 +64,34 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
     return (scope & api) && (scope & layout) && (scope & ops);
 }
 
-/* The model's two times for p (in model[]), and the same scaled by what
- * calls of this class took (tb_learn_adjust) in *cpu_s, *gpu_s. Returns 1
- * when learned times were used. */
-static int tb_weigh(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s)
+/* The model's two times for p (in model[]), the same scaled by what calls
+ * of this class took (tb_learn_adjust) in *cpu_s, *gpu_s, and the route
+ * they choose, or the other one when it is due a re-check. */
+tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
+                       int *learned, int *recheck)
 {
     tb_predict(p, &model[TB_ROUTE_CPU], &model[TB_ROUTE_GPU]);
     *cpu_s = model[TB_ROUTE_CPU];
     *gpu_s = model[TB_ROUTE_GPU];
-    return tb_settings_get()->learn ? tb_learn_adjust(p, cpu_s, gpu_s) : 0;
+    *learned = *recheck = 0;
+    if (tb_settings_get()->learn)
+        *learned = tb_learn_adjust(p, cpu_s, gpu_s);
+    const tb_route faster = *gpu_s < *cpu_s ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    if (*learned)
+        *recheck = faster == TB_ROUTE_GPU ? tb_learn_recheck(p, faster, *gpu_s, *cpu_s)
+                                          : tb_learn_recheck(p, faster, *cpu_s, *gpu_s);
+    return *recheck ? (faster == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU) : faster;
 }
 
-/* A decision auto mode made by the times: faster, or measured when the
- * learned times chose against the model. */
-static tb_decision tb_weighed(tb_route route, int learned, const double model[2], double cpu_s,
-                              double gpu_s)
+/* A decision auto mode made by the times: faster, measured when the
+ * learned times chose against the model, or recheck. */
+static tb_decision tb_weighed(tb_route route, int learned, int recheck, const double model[2],
+                              double cpu_s, double gpu_s)
 {
     const tb_route model_route = model[TB_ROUTE_GPU] < model[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
     const int measured = learned && route != model_route;
-    const char *why = route == TB_ROUTE_GPU ? (measured ? "gpu-measured" : "gpu-faster")
+    const char *why = recheck ? (route == TB_ROUTE_GPU ? "gpu-recheck" : "cpu-recheck")
+                    : route == TB_ROUTE_GPU ? (measured ? "gpu-measured" : "gpu-faster")
                                             : (measured ? "cpu-measured" : "cpu-faster");
     return (tb_decision){.route = route, .reason = why, .pred_cpu_s = cpu_s, .pred_gpu_s = gpu_s,
                          .weighed = 1, .model_s = {model[0], model[1]}};
@@ -102,16 +111,17 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     if (!tb_in_scope(c, s->scope))
         return (tb_decision){.route = TB_ROUTE_CPU, .reason = "scope"};
     double cpu_s = 0.0, gpu_s = 0.0, model[2] = {0.0, 0.0};
-    int learned = 0;
+    int learned = 0, recheck = 0;
+    tb_route route = TB_ROUTE_GPU;
     if (s->mode == TB_MODE_AUTO) {
         if ((double)p->m * p->n * p->k < s->threshold)
             return (tb_decision){.route = TB_ROUTE_CPU, .reason = "small"};
-        learned = tb_weigh(p, model, &cpu_s, &gpu_s);
+        route = tb_auto_route(p, model, &cpu_s, &gpu_s, &learned, &recheck);
         /* Until this machine's rates are known (calibrate.c), a call that
          * the built-in rates give to the CPU by a wide margin does not start
          * CUDA to find out. */
-        if (cpu_s <= gpu_s && (tb_rates_final() || gpu_s > 3.0 * cpu_s))
-            return tb_weighed(TB_ROUTE_CPU, learned, model, cpu_s, gpu_s);
+        if (route == TB_ROUTE_CPU && (tb_rates_final() || gpu_s > 3.0 * cpu_s))
+            return tb_weighed(TB_ROUTE_CPU, learned, recheck, model, cpu_s, gpu_s);
     }
     /* Only now may CUDA start: small calls never pay for it. */
     if (!tb_gpu_available(&why)) {
@@ -138,12 +148,12 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         /* The first call that may use the GPU: this machine's rates (read
          * from the cache, or measured once), then the decision again. */
         if (tb_calibrate_ensure())
-            learned = tb_weigh(p, model, &cpu_s, &gpu_s);
-        if (cpu_s <= gpu_s)
-            return tb_weighed(TB_ROUTE_CPU, learned, model, cpu_s, gpu_s);
+            route = tb_auto_route(p, model, &cpu_s, &gpu_s, &learned, &recheck);
+        if (route == TB_ROUTE_CPU)
+            return tb_weighed(TB_ROUTE_CPU, learned, recheck, model, cpu_s, gpu_s);
     }
     if (s->mode == TB_MODE_AUTO)
-        return tb_weighed(TB_ROUTE_GPU, learned, model, cpu_s, gpu_s);
+        return tb_weighed(TB_ROUTE_GPU, learned, recheck, model, cpu_s, gpu_s);
     return (tb_decision){.route = TB_ROUTE_GPU, .reason = s->mode == TB_MODE_GPU ? "forced" : "verify"};
 }
 

@@ -156,6 +156,14 @@ TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
 TB_HIDDEN void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s);
 TB_HIDDEN void tb_learn_forget(void);
 TB_HIDDEN unsigned tb_learn_key(const tb_problem *p);
+/* 1 when this call, which the (learned) times send to `chosen`, should take
+ * the other route once more, to measure it again (costmodel.c). */
+TB_HIDDEN int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chosen_s, double other_s);
+/* Auto mode's choice by the times (dispatch.c): the model's times in
+ * model[], the learned ones in *cpu_s and *gpu_s, *learned when learning
+ * changed them, *recheck when the call goes the slower way to re-measure. */
+TB_HIDDEN tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
+                                 int *learned, int *recheck);
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement

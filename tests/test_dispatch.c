@@ -311,30 +311,37 @@ static void test_learning(void)
           "forgotten: the model's choice again (got %s)", d.reason);
 }
 
-/* Six calls of one shape, as a benchmark makes them, when each route really
- * takes true_cpu/true_gpu times the model's time: the routes taken, as a
- * string ('c' or 'g'). A GPU call whose buffers grew (the first) does not
+/* Calls of one shape, as a program makes them, when each route really
+ * takes true_cpu/true_gpu times the model's time, except that the first
+ * `disturbed` GPU calls that teach take gpu_first times it: the routes
+ * taken, as a string ('c' or 'g'), decided as auto mode decides
+ * (tb_auto_route). A GPU call whose buffers grew (the first) does not
  * teach, as in dispatch.c. */
-static void learn_run(int m, int n, int k, double true_cpu, double true_gpu, char *routes)
+static void learn_calls(int m, int n, int k, int calls, double true_cpu, double true_gpu,
+                        int disturbed, double gpu_first, char *routes)
 {
     tb_learn_forget();
     tb_call c = row_nn(m, n, k);
     tb_problem p;
     tb_normalise(&c, &p);
-    int gpu_calls = 0;
-    for (int i = 0; i < 6; i++) {
-        double pc, pg, mc, mg;
-        tb_predict(&p, &mc, &mg);
-        pc = mc, pg = mg;
-        tb_learn_adjust(&p, &pc, &pg);
-        const int gpu = pg < pc;
+    int gpu_calls = 0, taught = 0;
+    for (int i = 0; i < calls; i++) {
+        double model[2], pc, pg;
+        int learned, recheck;
+        const int gpu = tb_auto_route(&p, model, &pc, &pg, &learned, &recheck) == TB_ROUTE_GPU;
         routes[i] = gpu ? 'g' : 'c';
         if (!gpu)
-            tb_learn_record(&p, TB_ROUTE_CPU, true_cpu * mc, mc);
+            tb_learn_record(&p, TB_ROUTE_CPU, true_cpu * model[TB_ROUTE_CPU], model[TB_ROUTE_CPU]);
         else if (gpu_calls++ > 0)
-            tb_learn_record(&p, TB_ROUTE_GPU, true_gpu * mg, mg);
+            tb_learn_record(&p, TB_ROUTE_GPU, (taught++ < disturbed ? gpu_first : true_gpu) *
+                                                  model[TB_ROUTE_GPU], model[TB_ROUTE_GPU]);
     }
-    routes[6] = '\0';
+    routes[calls] = '\0';
+}
+
+static void learn_run(int m, int n, int k, double true_cpu, double true_gpu, char *routes)
+{
+    learn_calls(m, n, k, 6, true_cpu, true_gpu, 0, 1.0, routes);
 }
 
 static void test_learning_sequence(void)
@@ -364,6 +371,26 @@ static void test_learning_sequence(void)
           pg * 1e3, pc * 1e3);
     learn_run(700, 200, 900, cpu_x, gpu_x, r);
     CHECK(!strcmp(r, "gggcgg"), "both slower, the GPU less: routes %s, want gggcgg", r);
+
+    /* The GPU's first two teaching calls disturbed (1.5 times the CPU's
+     * time), the GPU really as fast as the model says: the class goes to
+     * the CPU, and the GPU, measured once more after 16 calls, wins it back.
+     * Then nothing changes: the next re-check of the CPU is due after 32
+     * more calls, at call 51. */
+    char long_r[64];
+    learn_calls(700, 200, 900, 50, 1.0, 1.0, 2, 1.5 * pc / pg, long_r);
+    char want[64] = "ggg";                        /* calls 0-2 on the GPU        */
+    memset(want + 3, 'c', 16);                    /* 3-18: the CPU               */
+    memset(want + 19, 'g', 31);                   /* 19: the GPU re-checked, kept */
+    want[50] = '\0';
+    CHECK(!strcmp(long_r, want), "a disturbed GPU re-checked: routes %s, want %s", long_r, want);
+    /* Without the disturbance nothing is re-checked: the model was right. */
+    learn_calls(700, 200, 900, 50, 1.0, 1.0, 0, 1.0, long_r);
+    CHECK(strspn(long_r, "g") == 50, "the model right for 50 calls: routes %s", long_r);
+    /* A route measured more than twice slower is not re-checked. */
+    learn_calls(700, 200, 900, 50, 1.0, 1.0, 1000, 2.5 * pc / pg, long_r);
+    CHECK(!strncmp(long_r, "ggg", 3) && strspn(long_r + 3, "c") == 47,
+          "the GPU 2.5x slower: routes %s, want ggg then all c", long_r);
     tb_learn_forget();
 }
 
