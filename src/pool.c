@@ -14,18 +14,22 @@
 
 enum { TB_POOL_MAX = 32, TB_SPIN = 20000 /* ~100 us of pause instructions */ };
 
-/* The one job. A worker that arrives late may still take a part: `next`
- * is parked far above any part count while the fields change (far below
- * INT_MAX, so late increments cannot wrap), and a part is taken by one
- * fetch-and-add on `next` before the fields are read. */
-#define TB_PARKED (1 << 30)
+/* The one job. A part is claimed by one fetch-and-add on `claim`, a word
+ * that holds the job's part count in its high half and the next part in
+ * its low half: the claim and the count it is checked against come from the
+ * same instant, so a worker that arrives late, from the previous job, either
+ * finds nothing left or takes a part of the job that is running, never a
+ * part that job hands out again. (An earlier version kept the two in
+ * separate words: a worker stalled between its fetch-and-add on the old job
+ * and its read of the new job's count ran a part twice, and `left` reached
+ * zero with a part still running; tests/test_pool.c caught it.) A valid
+ * claim keeps `left` above zero, so fn and arg cannot change under it. */
+static unsigned long long tb_job_claim;   /* parts << 32 | next part */
 static struct {
     tb_pool_fn fn;
     void *arg;
-    int parts;
-    int next;       /* next part to take */
     int left;       /* parts not finished */
-} tb_job = {NULL, NULL, 0, TB_PARKED, 0};
+} tb_job = {NULL, NULL, 0};
 
 static pthread_mutex_t tb_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t tb_pool_job_mu = PTHREAD_MUTEX_INITIALIZER;   /* one job at a time */
@@ -40,10 +44,11 @@ static inline void tb_pause(void) { __builtin_ia32_pause(); }
 static void tb_pool_work(void)
 {
     for (;;) {
-        int part = __atomic_fetch_add(&tb_job.next, 1, __ATOMIC_ACQ_REL);
-        if (part >= __atomic_load_n(&tb_job.parts, __ATOMIC_ACQUIRE))
+        const unsigned long long w = __atomic_fetch_add(&tb_job_claim, 1, __ATOMIC_ACQ_REL);
+        const unsigned part = (unsigned)w, parts = (unsigned)(w >> 32);
+        if (part >= parts)
             return;
-        tb_job.fn(tb_job.arg, part, tb_job.parts);
+        tb_job.fn(tb_job.arg, (int)part, (int)parts);
         __atomic_fetch_sub(&tb_job.left, 1, __ATOMIC_RELEASE);
     }
 }
@@ -133,12 +138,10 @@ void tb_pool_run(tb_pool_fn fn, void *arg, int parts)
     pthread_mutex_lock(&tb_pool_mu);
     if (tb_pool_threads < 0)
         tb_pool_start();
-    __atomic_store_n(&tb_job.next, TB_PARKED, __ATOMIC_RELEASE);
     tb_job.fn = fn;
     tb_job.arg = arg;
-    __atomic_store_n(&tb_job.parts, parts, __ATOMIC_RELEASE);
     __atomic_store_n(&tb_job.left, parts, __ATOMIC_RELEASE);
-    __atomic_store_n(&tb_job.next, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&tb_job_claim, (unsigned long long)parts << 32, __ATOMIC_RELEASE);
     __atomic_store_n(&tb_pool_resting, 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&tb_pool_gen, 1, __ATOMIC_ACQ_REL);
     pthread_cond_broadcast(&tb_pool_go);
