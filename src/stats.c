@@ -342,7 +342,9 @@ __attribute__((destructor)) static void tb_stats_at_exit(void)
     /* Threads still calling while exit() runs must not reach a CPU BLAS that
      * is being torn down after us: hold them while the report is written. */
     tb_exit_begin();
-    double elapsed = tb_first_call >= 0.0 ? tb_now() - tb_first_call : 0.0;
+    double first;
+    __atomic_load(&tb_first_call, &first, __ATOMIC_RELAXED);
+    double elapsed = first >= 0.0 ? tb_now() - first : 0.0;
 
     static tb_out o;  /* static: 16 KiB is too much for the stack of an exiting thread */
     o.n = 0;

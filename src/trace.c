@@ -114,13 +114,16 @@ void tb_trace_record(const tb_record *r)
     if (fd < 0)
         return;
     const tb_call *c = r->call;
-    double expected = -1.0;
-    __atomic_compare_exchange(&tb_trace_t0, &expected, &r->t_start, 0,
-                              __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    /* The first call sets t0; the others get it back from the failed
+     * exchange (no plain read of a value another thread may be writing). */
+    double t0 = -1.0;
+    if (__atomic_compare_exchange(&tb_trace_t0, &t0, &r->t_start, 0, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED))
+        t0 = r->t_start;
     if (!tb_trace_thread)
         tb_trace_thread = __atomic_add_fetch(&tb_trace_threads, 1, __ATOMIC_RELAXED);
     unsigned long seq = __atomic_add_fetch(&tb_trace_seq, 1, __ATOMIC_RELAXED);
-    double t = r->t_start - tb_trace_t0;
+    double t = r->t_start - t0;
 
     tb_line l;
     char a[32], b[32], reason[128];
