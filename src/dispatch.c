@@ -168,9 +168,15 @@ static int tb_verify_this_one(void)
 /* The fast path in shim/sgemm.c may skip everything here for calls the
  * decision would send to the CPU unseen: below the threshold in auto mode,
  * everything in cpu mode, when no line, statistic, trace or verify wants to
- * see them. */
+ * see them. Armed once, by the first call that gets here: `below` is
+ * written by that thread only, before `real` publishes it (several threads
+ * arming at once wrote it together, which ThreadSanitizer reported), and
+ * once tb_exit_begin has cleared `real` nothing arms it again. */
 void tb_fastpath_arm(void)
 {
+    static int tried;
+    if (__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL))
+        return;
     const tb_settings *s = tb_settings_get();
     tb_cblas_fn real = tb_real_cblas();
     if (s->accounting || !real || s->mode == TB_MODE_GPU || s->mode == TB_MODE_VERIFY)
