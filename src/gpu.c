@@ -81,10 +81,12 @@ void tb_gpu_forked_child(void)
     tb_gpu_in_child = 1;
 }
 
+/* Under tb_gpu_lock; the reason first, then the state, which lock-free
+ * readers (tb_gpu_describe_if_started, tb_gpu_memory) load with acquire. */
 static void tb_gpu_disable(const char *why)
 {
-    tb_gpu_state = TB_GPU_DEAD;
-    tb_gpu_why = why;
+    __atomic_store_n(&tb_gpu_why, why, __ATOMIC_RELAXED);
+    __atomic_store_n(&tb_gpu_state, TB_GPU_DEAD, __ATOMIC_RELEASE);
 }
 
 /* Streams and events of one lane, made when a call first needs it. */
@@ -788,7 +790,7 @@ int tb_gpu_describe_if_started(char *buf, size_t len)
         return 0;
     }
     if (st == TB_GPU_DEAD) {
-        snprintf(buf, len, "none (%s)", tb_gpu_why);
+        snprintf(buf, len, "none (%s)", __atomic_load_n(&tb_gpu_why, __ATOMIC_RELAXED));
         return 0;
     }
     return tb_gpu_describe(buf, len);
