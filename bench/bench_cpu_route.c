@@ -22,15 +22,6 @@
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                          const float *, int, float, float *, int);
 
-static void fill(float *x, size_t n, unsigned seed)
-{
-    unsigned long long s = seed * 2654435761ull + 1;
-    for (size_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = (float)((s >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
-    }
-}
-
 static double timed(sgemm_fn f, int m, int n, int k, const float *A, const float *B, float *C)
 {
     double t0 = now();
@@ -106,8 +97,8 @@ int main(int argc, char **argv)
                 continue;
             float *A = malloc((size_t)m * k * 4), *B = malloc((size_t)k * n * 4);
             float *C = malloc((size_t)m * n * 4);
-            fill(A, (size_t)m * k, 1);
-            fill(B, (size_t)k * n, 2);
+            fill_uniform(A, (size_t)m * k, 1);
+            fill_uniform(B, (size_t)k * n, 2);
             double td, ts;
             alternate(direct, shim, m, n, k, A, B, C, 2, &td, &ts);    /* warm-up */
             alternate(direct, shim, m, n, k, A, B, C, reps, &td, &ts);

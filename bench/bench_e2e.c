@@ -34,15 +34,6 @@ typedef int (*dev_fn)(char, char, int, int, int, float, const float *, int, cons
                       float, float *, int, void *);
 typedef const char *(*err_fn)(void);
 
-static void fill(float *x, size_t n, unsigned seed)
-{
-    unsigned long long s = seed * 2654435761ull + 1;
-    for (size_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = (float)((s >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
-    }
-}
-
 /* Max and mean |C - ref| over `rows` sampled rows, ref in float64. */
 static void error_vs_f64(const float *A, const float *B, const float *C, int m, int n, int k,
                          int rows, double *max_err, double *avg_err, double *rel_fro)
@@ -196,8 +187,8 @@ int main(int argc, char **argv)
             continue;
         size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
         float *A = malloc(na * 4), *B = malloc(nb * 4), *C = malloc(nc * 4), *C2 = malloc(nc * 4);
-        fill(A, na, 1);
-        fill(B, nb, 2);
+        fill_uniform(A, na, 1);
+        fill_uniform(B, nb, 2);
         double flop = 2.0 * m * n * k, t[100], t_ob, t_shim, t_kern = NAN;
         int r = (flop > 4e11) ? (reps < 3 ? reps : 3) : reps;
 

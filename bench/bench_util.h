@@ -1,6 +1,6 @@
 /* bench/bench_util.h - the clock and the order statistics every benchmark
  * here times with: wall seconds (CLOCK_MONOTONIC), doubles sorted in place,
- * and the median of a sample. */
+ * and the median of a sample; and fresh uniform inputs in [-1, 1). */
 #ifndef TB_BENCH_UTIL_H
 #define TB_BENCH_UTIL_H
 #include <stdlib.h>
@@ -24,5 +24,14 @@ static inline double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+/* n pseudo-random floats, uniform in [-1, 1), the same for the same seed. */
+static inline void fill_uniform(float *x, size_t n, unsigned seed)
+{
+    unsigned long long s = seed * 2654435761ull + 1;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = (float)((s >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
+    }
 }
 #endif
