@@ -7,8 +7,9 @@
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds (2) and shapes;
+#   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
-#          sweep tool kernels odd calibrate numpy repeat reliability cpuroute
+#          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
@@ -152,6 +153,15 @@ awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
             if (s in nv) { g += log(nv[s] / shim[s]); c++; if (nv[s] / shim[s] < lo || !lo) { lo = nv[s] / shim[s]; ls = s } } }
         if (c) printf "naive/shim over %d shapes: geometric mean %.2fx, lowest %.2fx at %s\n", c, exp(g / c), lo, ls }' \
     "$out/sweep-gpu.txt" | tee "$out/sweep-naive.txt"
+fi
+if want learn; then
+step "learning over a long program: 101 calls per shape in one process, auto mode (route per call, reasons)"
+for s in $(echo ${TB_LEARN_SHAPES:-4096x4096x32,8192x8192x16,1500x1500x64,700x200x900,300x300x300} | tr , " "); do
+    TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $s --reps 100 --no-naive 2> "$out/learn-$s.err" \
+        | grep -E '^[0-9]+x' | tee -a "$out/learn.txt"
+    printf '  routes: %s\n  reasons:' "$(grep -oE ' -> (gpu|cpu)' "$out/learn-$s.err" | cut -c5 | tr -d '\n')"
+    grep -oE ' -> (gpu|cpu) \([a-z-]+' "$out/learn-$s.err" | sed 's/.*(//' | sort | uniq -c | tr '\n' ' '; echo
+done
 fi
 if want tool; then
 step "tiledblas info, verify and ab on the bundled program"
