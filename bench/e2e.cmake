@@ -69,3 +69,17 @@ add_test(NAME bench.e2e-naive COMMAND sh -c
         END { if (rows != 2 || bad) { print \"FAIL: rows \" rows \", bad \" bad; exit 1 } }' \"$3\""
   sh $<TARGET_FILE:bench_e2e> $<TARGET_FILE:tiledblas_lib> ${CMAKE_CURRENT_BINARY_DIR}/bench_e2e_naive.out)
 set_tests_properties(bench.repeat-preload bench.repeat-script bench.e2e-naive PROPERTIES TIMEOUT 120)
+# OpenBLAS called directly, alone and right after calls the shim sent to
+# the GPU (what a mixed program's CPU calls pay).
+add_executable(bench_switch ${CMAKE_CURRENT_LIST_DIR}/bench_switch.c)
+target_compile_options(bench_switch PRIVATE ${TB_WARNINGS})
+target_link_libraries(bench_switch PRIVATE ${CMAKE_DL_LIBS} m)
+# bench.switch: runs to the end with or without a GPU and prints both rows.
+add_test(NAME bench.switch COMMAND sh -c
+  "out=$(\"$1\" \"$2\" --shape 64x48x80 --gap-ms 1 --trials 3 --rows 2>&1); rc=$?
+   printf '%s\\n' \"$out\"
+   [ $rc = 0 ] || { echo \"FAIL: exit status $rc\"; exit 1; }
+   [ $(printf '%s\\n' \"$out\" | grep -cE '^(alone|after GPU) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ of 9 ') = 2 ] \
+     || { echo 'FAIL: want the alone and after-GPU rows'; exit 1; }
+   [ $(printf '%s\\n' \"$out\" | grep -c 'trial ') = 6 ] || { echo 'FAIL: want 6 trial rows'; exit 1; }"
+  sh $<TARGET_FILE:bench_switch> $<TARGET_FILE:tiledblas_lib>)

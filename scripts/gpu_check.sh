@@ -10,6 +10,7 @@
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
+#          switch
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
@@ -162,6 +163,14 @@ for s in $(echo ${TB_LEARN_SHAPES:-4096x4096x32,8192x8192x16,1500x1500x64,700x20
     printf '  routes: %s\n  reasons:' "$(grep -oE ' -> (gpu|cpu)' "$out/learn-$s.err" | cut -c5 | tr -d '\n')"
     grep -oE ' -> (gpu|cpu) \([a-z-]+' "$out/learn-$s.err" | sed 's/.*(//' | sort | uniq -c | tr '\n' ' '; echo
 done
+fi
+if want switch; then
+step "OpenBLAS alone and right after GPU calls in the same process (bench_switch)"
+for s in 700x200x900 1500x1500x64 4096x4096x32; do
+    for gap in 300 0; do $B/bench_switch $TBLIB --shape $s --gap-ms $gap --trials 12 | tail -3; done
+done
+echo "-- the same with one copy thread (no helper threads):"
+TILEDBLAS_COPY_THREADS=1 $B/bench_switch $TBLIB --shape 1500x1500x64 --gap-ms 300 --trials 12 | tail -3
 fi
 if want tool; then
 step "tiledblas info, verify and ab on the bundled program"
