@@ -145,6 +145,10 @@ for round in $(seq ${TB_SWEEP_ROUNDS:-2}); do
 done
 awk -f "$root/scripts/sweep_table.awk" \
     "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" | tee "$out/sweep.txt"
+echo "-- the cost model against the clock, per shape (first decision line against the fastest round):"
+awk -f "$root/scripts/model_residuals.awk" \
+    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" > "$out/model-residuals.txt"
+tail -2 "$out/model-residuals.txt"
 echo "-- the naive offload (cudaMalloc, pageable cudaMemcpy, our kernel, cudaMemcpy back) on the same shapes:"
 awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
         if (!($1 in shim)) order[++n] = $1
