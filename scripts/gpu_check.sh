@@ -171,10 +171,10 @@ fi
 if want switch; then
 step "OpenBLAS alone and right after GPU calls in the same process (bench_switch)"
 for s in 700x200x900 1500x1500x64 4096x4096x32; do
-    for gap in 300 0; do $B/bench_switch $TBLIB --shape $s --gap-ms $gap --trials 12 | tail -3; done
+    for gap in 300 0; do $B/bench_switch $TBLIB --shape $s --gap-ms $gap --trials 12 | tail -4; done
 done
 echo "-- the same with one copy thread (no helper threads):"
-TILEDBLAS_COPY_THREADS=1 $B/bench_switch $TBLIB --shape 1500x1500x64 --gap-ms 300 --trials 12 | tail -3
+TILEDBLAS_COPY_THREADS=1 $B/bench_switch $TBLIB --shape 1500x1500x64 --gap-ms 300 --trials 12 | tail -4
 fi
 if want tool; then
 step "tiledblas info, verify and ab on the bundled program"
