@@ -1,15 +1,22 @@
-/* bench/bench_switch.c - OpenBLAS right after GPU work, in the same process.
- * A program whose calls go partly to the GPU and partly to the CPU pays, on
- * each CPU call, for whatever the GPU calls left behind on the host (CUDA's
- * threads, our copy threads, caches, sleeping cores). This bench calls
- * OpenBLAS directly (never through the shim) in trials of three calls, each
- * trial after an idle gap:
- *   phase "alone": before the process has touched the GPU;
- *   phase "after GPU": right after three calls through the shim, which the
- *   bench forces onto the GPU (TILEDBLAS_MODE=gpu unless set otherwise).
- * Per phase: the median of the trials' first calls, the median of their
- * other calls, the slowest call, and how many calls took more than 3x the
- * alone phase's median. --rows prints every trial too.
+/* bench/bench_switch.c - one route right after the other, in the same
+ * process. A program whose calls go partly to the GPU and partly to the CPU
+ * pays, on each call, for whatever the other route left behind on the host:
+ * after GPU calls, CUDA's threads, our copy threads and cold caches; after
+ * OpenBLAS calls, OpenBLAS's own threads, which keep polling for work for a
+ * while before they sleep, on every core our copy threads want. This bench
+ * times trials of three calls after an idle gap:
+ *   phase "alone":     OpenBLAS called directly (never through the shim),
+ *                      before the process has touched the GPU;
+ *   phase "GPU,CPU":  three calls through the shim, which the bench forces
+ *                      onto the GPU (TILEDBLAS_MODE=gpu unless set
+ *                      otherwise), then three direct OpenBLAS calls;
+ *   phase "CPU,GPU":  three direct OpenBLAS calls, then three shim calls.
+ * Per phase: the median of the trials' first OpenBLAS calls and of their
+ * other OpenBLAS calls, the slowest OpenBLAS call, how many OpenBLAS calls
+ * took more than 3x the alone phase's median, and the median shim call. The
+ * shim's time in "GPU,CPU" (after the idle gap) against "CPU,GPU" (right
+ * after OpenBLAS) is what OpenBLAS's polling threads cost the GPU route.
+ * --rows prints every trial too.
  * Usage: bench_switch LIBTILEDBLAS [--shape MxNxK] [--gap-ms G] [--trials T] [--rows] */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -36,26 +43,34 @@ static double timed(sgemm_fn f, int m, int n, int k, const float *A, const float
     return now() - t0;
 }
 
-/* `trials` trials: sleep gap_ms, then (when shim) three shim calls, then
- * three direct calls. */
-static void run_phase(phase *p, sgemm_fn direct, sgemm_fn shim, int m, int n, int k,
-                      const float *A, const float *B, float *C, int trials, int gap_ms,
+/* `trials` trials: sleep gap_ms, then three shim calls (when shim) and three
+ * direct calls, the shim's first unless cpu_first. */
+static void run_phase(phase *p, sgemm_fn direct, sgemm_fn shim, int cpu_first, int m, int n,
+                      int k, const float *A, const float *B, float *C, int trials, int gap_ms,
                       int rows, const char *name)
 {
     p->worst = 0.0;
     for (int t = 0; t < trials; t++) {
         usleep((useconds_t)gap_ms * 1000u);
         double g[3] = {0, 0, 0}, c[3];
-        for (int i = 0; shim && i < 3; i++)
-            g[i] = p->gpu[3 * t + i] = timed(shim, m, n, k, A, B, C);
-        for (int i = 0; i < 3; i++) {
-            c[i] = timed(direct, m, n, k, A, B, C);
-            p->worst = c[i] > p->worst ? c[i] : p->worst;
+        for (int half = 0; half < 2; half++) {
+            if ((half == 0) != (cpu_first != 0)) {
+                for (int i = 0; shim && i < 3; i++)
+                    g[i] = p->gpu[3 * t + i] = timed(shim, m, n, k, A, B, C);
+            } else {
+                for (int i = 0; i < 3; i++) {
+                    c[i] = timed(direct, m, n, k, A, B, C);
+                    p->worst = c[i] > p->worst ? c[i] : p->worst;
+                }
+            }
         }
         p->first[t] = c[0];
         p->rest[2 * t] = c[1];
         p->rest[2 * t + 1] = c[2];
-        if (rows && shim)
+        if (rows && shim && cpu_first)
+            printf("  %-9s trial %2d: OpenBLAS %.3f %.3f %.3f ms, then shim [%.3f %.3f %.3f] ms\n",
+                   name, t, c[0] * 1e3, c[1] * 1e3, c[2] * 1e3, g[0] * 1e3, g[1] * 1e3, g[2] * 1e3);
+        else if (rows && shim)
             printf("  %-9s trial %2d: shim [%.3f %.3f %.3f] ms, then OpenBLAS %.3f %.3f %.3f ms\n",
                    name, t, g[0] * 1e3, g[1] * 1e3, g[2] * 1e3, c[0] * 1e3, c[1] * 1e3, c[2] * 1e3);
         else if (rows)
@@ -114,7 +129,7 @@ int main(int argc, char **argv)
     }
     size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
     float *A = malloc(na * 4), *B = malloc(nb * 4), *C = malloc(nc * 4);
-    static phase alone, after;
+    static phase alone, after, before;
     if (!A || !B || !C) {
         fprintf(stderr, "bench_switch: out of memory\n");
         return 1;
@@ -123,21 +138,24 @@ int main(int argc, char **argv)
     fill_uniform(B, nb, 2);
     for (int i = 0; i < 5; i++)
         timed(direct, m, n, k, A, B, C);                   /* OpenBLAS's threads up */
-    run_phase(&alone, direct, NULL, m, n, k, A, B, C, trials, gap_ms, rows, "alone");
+    run_phase(&alone, direct, NULL, 0, m, n, k, A, B, C, trials, gap_ms, rows, "alone");
     timed(shim, m, n, k, A, B, C);                         /* CUDA starts here */
     char gpu[256] = "unknown";
     int on_gpu = describe && describe(gpu, sizeof gpu);
-    run_phase(&after, direct, shim, m, n, k, A, B, C, trials, gap_ms, rows, "after GPU");
+    run_phase(&after, direct, shim, 0, m, n, k, A, B, C, trials, gap_ms, rows, "GPU,CPU");
+    run_phase(&before, direct, shim, 1, m, n, k, A, B, C, trials, gap_ms, rows, "CPU,GPU");
 
     const double base = median(alone.first, trials);   /* the alone phase's first calls */
-    printf("bench_switch %dx%dx%d: OpenBLAS called directly, %d trials of 3 calls, each after "
-           "%d ms idle; shim mode %s, GPU %s\n", m, n, k, trials, gap_ms, getenv("TILEDBLAS_MODE"),
+    printf("bench_switch %dx%dx%d: OpenBLAS called directly and the shim, %d trials of 3 calls "
+           "each, after %d ms idle; shim mode %s, GPU %s\n", m, n, k, trials, gap_ms, getenv("TILEDBLAS_MODE"),
            on_gpu ? gpu : "none (the shim's calls ran on the CPU)");
-    printf("%-10s %12s %12s %12s %16s %12s\n", "phase", "1st call ms", "2nd-3rd ms", "slowest ms",
-           "calls > 3x alone", "shim ms");
+    printf("%-10s %12s %12s %12s %16s %14s %12s\n", "phase", "1st call ms", "2nd-3rd ms",
+           "slowest ms", "calls > 3x alone", "shim 1st ms", "shim ms");
     static double all[3 * TRIALS_MAX];
-    for (int ph = 0; ph < 2; ph++) {
-        phase *p = ph ? &after : &alone;
+    static const char *names[3] = {"alone", "GPU,CPU", "CPU,GPU"};
+    phase *phases[3] = {&alone, &after, &before};
+    for (int ph = 0; ph < 3; ph++) {
+        phase *p = phases[ph];
         for (int t = 0; t < trials; t++) {
             all[3 * t] = p->first[t];
             all[3 * t + 1] = p->rest[2 * t];
@@ -145,12 +163,16 @@ int main(int argc, char **argv)
         }
         int slow = count_above(all, 3 * trials, 3.0 * base);
         double first = median(p->first, trials), rest = median(p->rest, 2 * trials);
-        printf("%-10s %12.3f %12.3f %12.3f %9d of %-4d", ph ? "after GPU" : "alone", first * 1e3,
+        printf("%-10s %12.3f %12.3f %12.3f %9d of %-4d", names[ph], first * 1e3,
                rest * 1e3, p->worst * 1e3, slow, 3 * trials);
-        if (ph)
-            printf(" %12.3f\n", median(p->gpu, 3 * trials) * 1e3);
-        else
-            printf(" %12s\n", "-");
+        if (ph) {
+            double firsts[TRIALS_MAX];
+            for (int t = 0; t < trials; t++)
+                firsts[t] = p->gpu[3 * t];
+            printf(" %14.3f %12.3f\n", median(firsts, trials) * 1e3, median(p->gpu, 3 * trials) * 1e3);
+        } else {
+            printf(" %14s %12s\n", "-", "-");
+        }
     }
     free(A); free(B); free(C);
     return 0;

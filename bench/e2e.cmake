@@ -69,17 +69,20 @@ add_test(NAME bench.e2e-naive COMMAND sh -c
         END { if (rows != 2 || bad) { print \"FAIL: rows \" rows \", bad \" bad; exit 1 } }' \"$3\""
   sh $<TARGET_FILE:bench_e2e> $<TARGET_FILE:tiledblas_lib> ${CMAKE_CURRENT_BINARY_DIR}/bench_e2e_naive.out)
 set_tests_properties(bench.repeat-preload bench.repeat-script bench.e2e-naive PROPERTIES TIMEOUT 120)
-# OpenBLAS called directly, alone and right after calls the shim sent to
-# the GPU (what a mixed program's CPU calls pay).
+# One route right after the other in one process: OpenBLAS called directly
+# after calls the shim sent to the GPU, and the shim's GPU calls right after
+# OpenBLAS calls (what a mixed program pays on each switch).
 add_executable(bench_switch ${CMAKE_CURRENT_LIST_DIR}/bench_switch.c)
 target_compile_options(bench_switch PRIVATE ${TB_WARNINGS})
 target_link_libraries(bench_switch PRIVATE ${CMAKE_DL_LIBS} m)
-# bench.switch: runs to the end with or without a GPU and prints both rows.
+# bench.switch: runs to the end with or without a GPU and prints its three rows.
 add_test(NAME bench.switch COMMAND sh -c
   "out=$(\"$1\" \"$2\" --shape 64x48x80 --gap-ms 1 --trials 3 --rows 2>&1); rc=$?
    printf '%s\\n' \"$out\"
    [ $rc = 0 ] || { echo \"FAIL: exit status $rc\"; exit 1; }
-   [ $(printf '%s\\n' \"$out\" | grep -cE '^(alone|after GPU) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ of 9 ') = 2 ] \
-     || { echo 'FAIL: want the alone and after-GPU rows'; exit 1; }
-   [ $(printf '%s\\n' \"$out\" | grep -c 'trial ') = 6 ] || { echo 'FAIL: want 6 trial rows'; exit 1; }"
+   [ $(printf '%s\\n' \"$out\" | grep -cE '^(alone|GPU,CPU|CPU,GPU) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ of 9 ') = 3 ] \
+     || { echo 'FAIL: want the alone, GPU,CPU and CPU,GPU rows'; exit 1; }
+   [ $(printf '%s\\n' \"$out\" | grep -cE '^(CPU,GPU) .* [0-9.]+ +[0-9.]+$') = 1 ] \
+     || { echo 'FAIL: want the shim columns in the CPU,GPU row'; exit 1; }
+   [ $(printf '%s\\n' \"$out\" | grep -c 'trial ') = 9 ] || { echo 'FAIL: want 9 trial rows'; exit 1; }"
   sh $<TARGET_FILE:bench_switch> $<TARGET_FILE:tiledblas_lib>)

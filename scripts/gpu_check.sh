@@ -8,6 +8,7 @@
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds (2) and shapes;
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
+#   TB_SWITCH_SHAPES: step switch's shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
 #          switch
@@ -169,12 +170,12 @@ for s in $(echo ${TB_LEARN_SHAPES:-4096x4096x32,8192x8192x16,1500x1500x64,700x20
 done
 fi
 if want switch; then
-step "OpenBLAS alone and right after GPU calls in the same process (bench_switch)"
-for s in 700x200x900 1500x1500x64 4096x4096x32; do
-    for gap in 300 0; do $B/bench_switch $TBLIB --shape $s --gap-ms $gap --trials 12 | tail -4; done
-done
+step "one route right after the other in one process: OpenBLAS after GPU calls, GPU calls after OpenBLAS (bench_switch)"
+for s in $(echo ${TB_SWITCH_SHAPES:-700x200x900,1500x1500x64,4096x4096x32,8192x8192x16,300x300x300} | tr , " "); do
+    for gap in 300 0; do $B/bench_switch $TBLIB --shape $s --gap-ms $gap --trials 12 | tail -5; done
+done 2>&1 | sed 's/, GPU NVIDIA.*//'
 echo "-- the same with one copy thread (no helper threads):"
-TILEDBLAS_COPY_THREADS=1 $B/bench_switch $TBLIB --shape 1500x1500x64 --gap-ms 300 --trials 12 | tail -4
+TILEDBLAS_COPY_THREADS=1 $B/bench_switch $TBLIB --shape 1500x1500x64 --gap-ms 300 --trials 12 | tail -5 | sed "s/, GPU NVIDIA.*//"
 fi
 if want tool; then
 step "tiledblas info, verify and ab on the bundled program"
