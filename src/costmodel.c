@@ -157,12 +157,16 @@ static tb_learn_slot *tb_learn_find(unsigned key, int create)
     return NULL;   /* full around here: this class is not learned */
 }
 
-int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s)
+int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s, unsigned *tried)
 {
+    if (tried)
+        *tried = 0;
     if (pthread_mutex_trylock(&tb_learn_lock) != 0)
         return 0;
     int used = 0;
     const tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 0);
+    for (int r = 0; s && tried && r < 2; r++)
+        *tried |= s->seen[r] > 0 ? 1u << r : 0u;
     double *pred[2] = {cpu_s, gpu_s};
     /* Two calls make a route's time believed; once one route is, a single
      * call of the other is enough: each more call of the slower route

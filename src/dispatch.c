@@ -64,19 +64,38 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
     return (scope & api) && (scope & layout) && (scope & ops);
 }
 
+/* Trying a route that no call of this class has run on costs more than
+ * that one call: on the H200 machine the first OpenBLAS call after GPU
+ * calls took 20-24 ms instead of 0.2-0.7 (300^3, 700x200x900), and for
+ * about 0.1 s after an OpenBLAS call, while OpenBLAS's threads still poll
+ * for work, GPU calls ran up to 2-3 times slower (bench_switch). And the
+ * untried route's time is the model's alone, which on small and mid-size
+ * shapes is optimistic by 1.1-2.7x on either route (model_residuals.awk).
+ * So once a class has measured one route, the untried one must be
+ * predicted faster by this factor (the band within which learning leaves
+ * the model alone) before a call tries it. */
+#define TB_TRY_MARGIN 1.2
+
 /* The model's two times for p (in model[]), the same scaled by what calls
  * of this class took (tb_learn_adjust) in *cpu_s, *gpu_s, and the route
  * they choose, or the other one when it is due a re-check. */
 tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
-                       int *learned, int *recheck)
+                       int *learned, int *recheck, int *kept)
 {
     tb_predict(p, &model[TB_ROUTE_CPU], &model[TB_ROUTE_GPU]);
     *cpu_s = model[TB_ROUTE_CPU];
     *gpu_s = model[TB_ROUTE_GPU];
-    *learned = *recheck = 0;
+    *learned = *recheck = *kept = 0;
+    unsigned tried = 0;
     if (tb_settings_get()->learn)
-        *learned = tb_learn_adjust(p, cpu_s, gpu_s);
-    const tb_route faster = *gpu_s < *cpu_s ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+        *learned = tb_learn_adjust(p, cpu_s, gpu_s, &tried);
+    tb_route faster = *gpu_s < *cpu_s ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    const double t[2] = {*cpu_s, *gpu_s};
+    const int slower = faster == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
+    if (*learned && tried == 1u << slower && !(t[faster] * TB_TRY_MARGIN < t[slower])) {
+        *kept = 1;
+        return (tb_route)slower;
+    }
     if (*learned)
         *recheck = faster == TB_ROUTE_GPU ? tb_learn_recheck(p, faster, *gpu_s, *cpu_s)
                                           : tb_learn_recheck(p, faster, *cpu_s, *gpu_s);
@@ -84,13 +103,14 @@ tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, doub
 }
 
 /* A decision auto mode made by the times: faster, measured when the
- * learned times chose against the model, or recheck. */
-static tb_decision tb_weighed(tb_route route, int learned, int recheck, const double model[2],
-                              double cpu_s, double gpu_s)
+ * learned times chose against the model, kept, or recheck. */
+static tb_decision tb_weighed(tb_route route, int learned, int recheck, int kept,
+                              const double model[2], double cpu_s, double gpu_s)
 {
     const tb_route model_route = model[TB_ROUTE_GPU] < model[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
     const int measured = learned && route != model_route;
-    const char *why = recheck ? (route == TB_ROUTE_GPU ? "gpu-recheck" : "cpu-recheck")
+    const char *why = kept ? (route == TB_ROUTE_GPU ? "gpu-kept" : "cpu-kept")
+                    : recheck ? (route == TB_ROUTE_GPU ? "gpu-recheck" : "cpu-recheck")
                     : route == TB_ROUTE_GPU ? (measured ? "gpu-measured" : "gpu-faster")
                                             : (measured ? "cpu-measured" : "cpu-faster");
     return (tb_decision){.route = route, .reason = why, .pred_cpu_s = cpu_s, .pred_gpu_s = gpu_s,
@@ -111,17 +131,17 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     if (!tb_in_scope(c, s->scope))
         return (tb_decision){.route = TB_ROUTE_CPU, .reason = "scope"};
     double cpu_s = 0.0, gpu_s = 0.0, model[2] = {0.0, 0.0};
-    int learned = 0, recheck = 0;
+    int learned = 0, recheck = 0, kept = 0;
     tb_route route = TB_ROUTE_GPU;
     if (s->mode == TB_MODE_AUTO) {
         if ((double)p->m * p->n * p->k < s->threshold)
             return (tb_decision){.route = TB_ROUTE_CPU, .reason = "small"};
-        route = tb_auto_route(p, model, &cpu_s, &gpu_s, &learned, &recheck);
+        route = tb_auto_route(p, model, &cpu_s, &gpu_s, &learned, &recheck, &kept);
         /* Until this machine's rates are known (calibrate.c), a call that
          * the built-in rates give to the CPU by a wide margin does not start
          * CUDA to find out. */
         if (route == TB_ROUTE_CPU && (tb_rates_final() || gpu_s > 3.0 * cpu_s))
-            return tb_weighed(TB_ROUTE_CPU, learned, recheck, model, cpu_s, gpu_s);
+            return tb_weighed(TB_ROUTE_CPU, learned, recheck, kept, model, cpu_s, gpu_s);
     }
     /* Only now may CUDA start: small calls never pay for it. */
     if (!tb_gpu_available(&why)) {
@@ -148,12 +168,12 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         /* The first call that may use the GPU: this machine's rates (read
          * from the cache, or measured once), then the decision again. */
         if (tb_calibrate_ensure())
-            route = tb_auto_route(p, model, &cpu_s, &gpu_s, &learned, &recheck);
+            route = tb_auto_route(p, model, &cpu_s, &gpu_s, &learned, &recheck, &kept);
         if (route == TB_ROUTE_CPU)
-            return tb_weighed(TB_ROUTE_CPU, learned, recheck, model, cpu_s, gpu_s);
+            return tb_weighed(TB_ROUTE_CPU, learned, recheck, kept, model, cpu_s, gpu_s);
     }
     if (s->mode == TB_MODE_AUTO)
-        return tb_weighed(TB_ROUTE_GPU, learned, recheck, model, cpu_s, gpu_s);
+        return tb_weighed(TB_ROUTE_GPU, learned, recheck, kept, model, cpu_s, gpu_s);
     return (tb_decision){.route = TB_ROUTE_GPU, .reason = s->mode == TB_MODE_GPU ? "forced" : "verify"};
 }
 

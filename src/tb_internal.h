@@ -149,10 +149,12 @@ TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
 TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
 /* What auto mode learned from its own calls (costmodel.c): the predictions
  * scaled by what calls of this shape class took on each route; 1 when a
- * learned scale was applied. tb_learn_record() notes one call's time on the
- * route it took against the model's time for it (unscaled, as tb_predict
- * gave it); tb_learn_forget() clears everything (tests). */
-TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s);
+ * learned scale was applied; *tried (when not NULL) gets a bit per route
+ * (1 << TB_ROUTE_CPU, 1 << TB_ROUTE_GPU) that calls of the class have run
+ * on. tb_learn_record() notes one call's time on the route it took against
+ * the model's time for it (unscaled, as tb_predict gave it);
+ * tb_learn_forget() clears everything (tests). */
+TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s, unsigned *tried);
 TB_HIDDEN void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s);
 TB_HIDDEN void tb_learn_forget(void);
 TB_HIDDEN unsigned tb_learn_key(const tb_problem *p);
@@ -161,9 +163,11 @@ TB_HIDDEN unsigned tb_learn_key(const tb_problem *p);
 TB_HIDDEN int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chosen_s, double other_s);
 /* Auto mode's choice by the times (dispatch.c): the model's times in
  * model[], the learned ones in *cpu_s and *gpu_s, *learned when learning
- * changed them, *recheck when the call goes the slower way to re-measure. */
+ * changed them, *recheck when the call goes the slower way to re-measure,
+ * *kept when it stays on the route the class has measured although the
+ * other, never tried, is predicted a little faster (TB_TRY_MARGIN). */
 TB_HIDDEN tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
-                                 int *learned, int *recheck);
+                                 int *learned, int *recheck, int *kept);
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement

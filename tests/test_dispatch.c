@@ -254,14 +254,14 @@ static void test_learning(void)
     double c0, g0, c1, g1;
     tb_predict(&p, &c0, &g0);
     c1 = c0, g1 = g0;
-    CHECK(tb_learn_adjust(&p, &c1, &g1) == 0 && c1 == c0 && g1 == g0, "nothing learned yet");
+    CHECK(tb_learn_adjust(&p, &c1, &g1, NULL) == 0 && c1 == c0 && g1 == g0, "nothing learned yet");
     tb_learn_record(&p, TB_ROUTE_CPU, 50.0 * c0, c0);
     c1 = c0, g1 = g0;
-    CHECK(tb_learn_adjust(&p, &c1, &g1) == 0 && c1 == c0, "one call is not believed");
+    CHECK(tb_learn_adjust(&p, &c1, &g1, NULL) == 0 && c1 == c0, "one call is not believed");
     tb_learn_record(&p, TB_ROUTE_CPU, 20.0 * c0, c0);
     tb_learn_record(&p, TB_ROUTE_CPU, 30.0 * c0, c0);
     c1 = c0, g1 = g0;
-    CHECK(tb_learn_adjust(&p, &c1, &g1) == 1 && fabs(c1 / c0 - 20.0) < 1e-9 && g1 == g0,
+    CHECK(tb_learn_adjust(&p, &c1, &g1, NULL) == 1 && fabs(c1 / c0 - 20.0) < 1e-9 && g1 == g0,
           "the fastest of three CPU calls scales the CPU side only (x%.3g)", c1 / c0);
 
     /* The same class: m, n, k in the same powers of two; others are not. */
@@ -292,7 +292,7 @@ static void test_learning(void)
     tb_learn_record(&q, TB_ROUTE_GPU, 1.15 * g0, g0);
     tb_learn_record(&q, TB_ROUTE_GPU, 1.18 * g0, g0);
     c1 = c0, g1 = g0;
-    CHECK(tb_learn_adjust(&q, &c1, &g1) == 0 && g1 == g0, "15%% off the model changes nothing");
+    CHECK(tb_learn_adjust(&q, &c1, &g1, NULL) == 0 && g1 == g0, "15%% off the model changes nothing");
 
     /* The decision follows: 8192x8192x4 leaves the CPU. Without a GPU it
      * then says why the GPU cannot take it. */
@@ -327,8 +327,8 @@ static void learn_calls(int m, int n, int k, int calls, double true_cpu, double 
     int gpu_calls = 0, taught = 0;
     for (int i = 0; i < calls; i++) {
         double model[2], pc, pg;
-        int learned, recheck;
-        const int gpu = tb_auto_route(&p, model, &pc, &pg, &learned, &recheck) == TB_ROUTE_GPU;
+        int learned, recheck, kept;
+        const int gpu = tb_auto_route(&p, model, &pc, &pg, &learned, &recheck, &kept) == TB_ROUTE_GPU;
         routes[i] = gpu ? 'g' : 'c';
         if (!gpu)
             tb_learn_record(&p, TB_ROUTE_CPU, true_cpu * model[TB_ROUTE_CPU], model[TB_ROUTE_CPU]);
@@ -371,6 +371,35 @@ static void test_learning_sequence(void)
           pg * 1e3, pc * 1e3);
     learn_run(700, 200, 900, cpu_x, gpu_x, r);
     CHECK(!strcmp(r, "gggcgg"), "both slower, the GPU less: routes %s, want gggcgg", r);
+    /* The GPU 1.3x the model, which puts it 10% behind the CPU's untried
+     * prediction: not enough to try the CPU (TB_TRY_MARGIN 1.2), and the
+     * decision says so. The CPU's prediction 25% under the measured GPU
+     * is, and the CPU is tried. */
+    const double close_x = 1.1 * pc / pg;
+    learn_run(700, 200, 900, 1.0, close_x, r);
+    CHECK(!strcmp(r, "gggggg"), "the untried CPU predicted 10%% faster: routes %s, want gggggg", r);
+    double model[2], kc, kg;
+    int learned, recheck, kept;
+    tb_route kr = tb_auto_route(&p, model, &kc, &kg, &learned, &recheck, &kept);
+    CHECK(kr == TB_ROUTE_GPU && kept && learned && !recheck && kc < kg,
+          "kept on the GPU: kept %d, predicted cpu %.3f gpu %.3f ms", kept, kc * 1e3, kg * 1e3);
+    const char *why;
+    if (tb_gpu_available(&why)) {
+        tb_decision d = tb_decide(&c, &p);
+        CHECK(d.route == TB_ROUTE_GPU && !strcmp(d.reason, "gpu-kept"), "the decision says %s",
+              d.reason);
+    }
+    learn_run(700, 200, 900, 1.0, 1.25 * pc / pg, r);
+    CHECK(!strcmp(r, "gggccc"), "the untried CPU predicted 25%% faster: routes %s, want gggccc", r);
+    /* The same the other way: the model's CPU choice for 8192x8192x4 runs
+     * 1.1x the GPU's prediction: kept on the CPU. */
+    tb_call c4 = row_nn(8192, 8192, 4);
+    tb_problem p4;
+    tb_normalise(&c4, &p4);
+    double pc4, pg4;
+    tb_predict(&p4, &pc4, &pg4);
+    learn_run(8192, 8192, 4, 1.1 * pg4 / pc4, 1.0, r);
+    CHECK(pc4 < pg4 && !strcmp(r, "cccccc"), "the untried GPU predicted 10%% faster: routes %s, want cccccc", r);
 
     /* The GPU's first two teaching calls disturbed (1.5 times the CPU's
      * time), the GPU really as fast as the model says: the class goes to
