@@ -73,12 +73,19 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
  * shapes is optimistic by 1.1-2.7x on either route (model_residuals.awk).
  * So once a class has measured one route, the untried one must be
  * predicted faster by this factor (the band within which learning leaves
- * the model alone) before a call tries it. */
+ * the model alone) before a call tries it ("kept"). When neither has run
+ * and the model's two times are that close, the first call goes to the
+ * GPU ("close"): the CPU's side of the model is the more optimistic one
+ * on such shapes (300^3 ran 1.4-1.9 times its CPU time and 1.0-1.25 times
+ * its GPU time in session 7's sweeps), and it is the route that leaves the
+ * program's cores free. */
 #define TB_TRY_MARGIN 1.2
 
 /* The model's two times for p (in model[]), the same scaled by what calls
  * of this class took (tb_learn_adjust) in *cpu_s, *gpu_s, and the route
- * they choose, or the other one when it is due a re-check. */
+ * they choose, or the other one when it is due a re-check. *kept: 1 when
+ * the class stays on its measured route, 2 when a close call goes to the
+ * GPU first (TB_TRY_MARGIN). */
 tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
                        int *learned, int *recheck, int *kept)
 {
@@ -89,27 +96,34 @@ tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, doub
     unsigned tried = 0;
     if (tb_settings_get()->learn)
         *learned = tb_learn_adjust(p, cpu_s, gpu_s, &tried);
-    tb_route faster = *gpu_s < *cpu_s ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    const tb_route faster = *gpu_s < *cpu_s ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    const tb_route slower = faster == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
     const double t[2] = {*cpu_s, *gpu_s};
-    const int slower = faster == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
-    if (*learned && tried == 1u << slower && !(t[faster] * TB_TRY_MARGIN < t[slower])) {
-        *kept = 1;
-        return (tb_route)slower;
+    if (!(t[faster] * TB_TRY_MARGIN < t[slower])) {
+        if (tried == 1u << slower) {
+            *kept = 1;
+            return slower;
+        }
+        if (tried == 0 && faster == TB_ROUTE_CPU) {
+            *kept = 2;
+            return TB_ROUTE_GPU;
+        }
     }
     if (*learned)
         *recheck = faster == TB_ROUTE_GPU ? tb_learn_recheck(p, faster, *gpu_s, *cpu_s)
                                           : tb_learn_recheck(p, faster, *cpu_s, *gpu_s);
-    return *recheck ? (faster == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU) : faster;
+    return *recheck ? slower : faster;
 }
 
 /* A decision auto mode made by the times: faster, measured when the
- * learned times chose against the model, kept, or recheck. */
+ * learned times chose against the model, kept, close, or recheck. */
 static tb_decision tb_weighed(tb_route route, int learned, int recheck, int kept,
                               const double model[2], double cpu_s, double gpu_s)
 {
     const tb_route model_route = model[TB_ROUTE_GPU] < model[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
     const int measured = learned && route != model_route;
-    const char *why = kept ? (route == TB_ROUTE_GPU ? "gpu-kept" : "cpu-kept")
+    const char *why = kept == 2 ? "gpu-close"
+                    : kept ? (route == TB_ROUTE_GPU ? "gpu-kept" : "cpu-kept")
                     : recheck ? (route == TB_ROUTE_GPU ? "gpu-recheck" : "cpu-recheck")
                     : route == TB_ROUTE_GPU ? (measured ? "gpu-measured" : "gpu-faster")
                                             : (measured ? "cpu-measured" : "cpu-faster");

@@ -164,8 +164,9 @@ TB_HIDDEN int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chos
 /* Auto mode's choice by the times (dispatch.c): the model's times in
  * model[], the learned ones in *cpu_s and *gpu_s, *learned when learning
  * changed them, *recheck when the call goes the slower way to re-measure,
- * *kept when it stays on the route the class has measured although the
- * other, never tried, is predicted a little faster (TB_TRY_MARGIN). */
+ * *kept 1 when it stays on the route the class has measured although the
+ * other, never tried, is predicted a little faster, 2 when neither has run
+ * and the model's times are close: the GPU first (TB_TRY_MARGIN). */
 TB_HIDDEN tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
                                  int *learned, int *recheck, int *kept);
 

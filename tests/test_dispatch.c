@@ -401,6 +401,29 @@ static void test_learning_sequence(void)
     learn_run(8192, 8192, 4, 1.1 * pg4 / pc4, 1.0, r);
     CHECK(pc4 < pg4 && !strcmp(r, "cccccc"), "the untried GPU predicted 10%% faster: routes %s, want cccccc", r);
 
+    /* A shape whose model times are within 1.2x, the CPU's the shorter: the
+     * GPU goes first (reason gpu-close) and, measured as the model says,
+     * keeps the class; measured 1.5x the model, it hands it to the CPU. */
+    tb_call cc = row_nn(8192, 8192, 4);
+    tb_problem pcl;
+    double ccpu = 0.0, cgpu = 0.0;
+    for (int k = 1; k <= 512; k++) {
+        cc = row_nn(8192, 8192, k);
+        tb_normalise(&cc, &pcl);
+        tb_predict(&pcl, &ccpu, &cgpu);
+        if (ccpu < cgpu && cgpu < 1.2 * ccpu)
+            break;
+    }
+    CHECK(ccpu < cgpu && cgpu < 1.2 * ccpu, "a close shape 8192x8192xK (%d: cpu %.3f gpu %.3f ms)",
+          pcl.k, ccpu * 1e3, cgpu * 1e3);
+    tb_learn_forget();
+    tb_route cr = tb_auto_route(&pcl, model, &kc, &kg, &learned, &recheck, &kept);
+    CHECK(cr == TB_ROUTE_GPU && kept == 2 && !learned, "close: the GPU first (kept %d)", kept);
+    learn_run(8192, 8192, pcl.k, 1.0, 1.0, r);
+    CHECK(!strcmp(r, "gggggg"), "close, both as the model says: routes %s, want gggggg", r);
+    learn_run(8192, 8192, pcl.k, 1.0, 1.5, r);
+    CHECK(!strcmp(r, "gggccc"), "close, the GPU 1.5x the model: routes %s, want gggccc", r);
+
     /* The GPU's first two teaching calls disturbed (1.5 times the CPU's
      * time), the GPU really as fast as the model says: the class goes to
      * the CPU, and the GPU, measured once more after 16 calls, wins it back.
