@@ -65,8 +65,9 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
 }
 
 /* Trying a route that no call of this class has run on costs more than
- * that one call: on the H200 machine the first OpenBLAS call after GPU
- * calls took 20-24 ms instead of 0.2-0.7 (300^3, 700x200x900), and for
+ * that one call: on the H200 machine 3 of 6 such tries, OpenBLAS calls
+ * right after GPU calls, took 22-24 ms instead of 0.2-0.7 (300^3,
+ * 700x200x900), and for
  * about 0.1 s after an OpenBLAS call, while OpenBLAS's threads still poll
  * for work, GPU calls ran up to 2-3 times slower (bench_switch). And the
  * untried route's time is the model's alone, which on small and mid-size
@@ -76,7 +77,7 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
  * the model alone) before a call tries it ("kept"). When neither has run
  * and the model's two times are that close, the first call goes to the
  * GPU ("close"): the CPU's side of the model is the more optimistic one
- * on such shapes (300^3 ran 1.4-1.9 times its CPU time and 1.0-1.25 times
+ * on such shapes (300^3 ran 1.4-1.6 times its CPU time and 1.0-1.2 times
  * its GPU time in session 7's sweeps), and it is the route that leaves the
  * program's cores free. */
 #define TB_TRY_MARGIN 1.2

@@ -334,10 +334,11 @@ static void tb_copy_part(void *arg, int part, int parts)
  * a time (pool.c), so a thread that gets its core late takes fewer parts
  * and the others take the rest, instead of the whole copy waiting for it.
  * Late threads are common: right after an OpenBLAS call, OpenBLAS's own
- * threads keep polling for work on every core for about 0.1 s. (Parts of
- * at least 1 MiB, one per thread, left 1000^3's panels of 1,024,000 bytes
- * to the calling thread alone: 1.02-1.23 ms end to end on the H200 machine
- * against 0.71-0.82 with parts; gpu_check step switch measures the rest.) */
+ * threads keep polling for work on every core for about 0.1 s: there
+ * 8192x8192x16 took 12.7-13.3 ms against 15.1-16.8 with one part per
+ * thread (bench_switch, H200 machine). Parts of at least 1 MiB, as before,
+ * left 1000^3's panels of 1,024,000 bytes to the calling thread alone:
+ * 1.02-1.23 ms end to end, now 0.67-0.68 (scripts/ab_gpu.sh). */
 #define TB_PART_MIN ((size_t)64 << 10)
 #define TB_PARTS_PER_THREAD 4
 
