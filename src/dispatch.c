@@ -67,19 +67,18 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
 /* Trying a route that no call of this class has run on costs more than
  * that one call: on the H200 machine 3 of 6 such tries, OpenBLAS calls
  * right after GPU calls, took 22-24 ms instead of 0.2-0.7 (300^3,
- * 700x200x900), and for
- * about 0.1 s after an OpenBLAS call, while OpenBLAS's threads still poll
- * for work, GPU calls ran up to 2-3 times slower (bench_switch). And the
- * untried route's time is the model's alone, which on small and mid-size
- * shapes is optimistic by 1.1-2.7x on either route (model_residuals.awk).
- * So once a class has measured one route, the untried one must be
- * predicted faster by this factor (the band within which learning leaves
- * the model alone) before a call tries it ("kept"). When neither has run
- * and the model's two times are that close, the first call goes to the
- * GPU ("close"): the CPU's side of the model is the more optimistic one
- * on such shapes (300^3 ran 1.4-1.6 times its CPU time and 1.0-1.2 times
- * its GPU time in session 7's sweeps), and it is the route that leaves the
- * program's cores free. */
+ * 700x200x900), and for about 0.1 s after an OpenBLAS call, while
+ * OpenBLAS's threads still poll for work, GPU calls ran up to 2-3 times
+ * slower (bench_switch). And the untried route's time is the model's
+ * alone, which on small and mid-size shapes is optimistic by 1.1-2.7x on
+ * either route (model_residuals.awk). So once a class has measured one
+ * route, the untried one must be predicted faster by this factor (the band
+ * within which learning leaves the model alone) before a call tries it
+ * ("kept"). When neither has run and the model's two times are that close,
+ * the first call goes to the GPU ("close"): the CPU's side of the model is
+ * the more optimistic one on such shapes (300^3 ran 1.4-1.6 times its CPU
+ * time and 1.0-1.2 times its GPU time in session 7's sweeps), and it is
+ * the route that leaves the program's cores free. */
 #define TB_TRY_MARGIN 1.2
 
 /* The model's two times for p (in model[]), the same scaled by what calls
