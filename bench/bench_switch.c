@@ -7,15 +7,16 @@
  * times trials of three calls after an idle gap:
  *   phase "alone":     OpenBLAS called directly (never through the shim),
  *                      before the process has touched the GPU;
- *   phase "GPU,CPU":  three calls through the shim, which the bench forces
+ *   phase "GPU,CPU":   three calls through the shim, which the bench forces
  *                      onto the GPU (TILEDBLAS_MODE=gpu unless set
  *                      otherwise), then three direct OpenBLAS calls;
- *   phase "CPU,GPU":  three direct OpenBLAS calls, then three shim calls.
+ *   phase "CPU,GPU":   three direct OpenBLAS calls, then three shim calls.
  * Per phase: the median of the trials' first OpenBLAS calls and of their
  * other OpenBLAS calls, the slowest OpenBLAS call, how many OpenBLAS calls
- * took more than 3x the alone phase's median, and the median shim call. The
- * shim's time in "GPU,CPU" (after the idle gap) against "CPU,GPU" (right
- * after OpenBLAS) is what OpenBLAS's polling threads cost the GPU route.
+ * took more than 3x the alone phase's median, and the medians of the first
+ * shim call and of all three. The shim's time in "GPU,CPU" (after the idle
+ * gap) against "CPU,GPU" (right after OpenBLAS) is what OpenBLAS's polling
+ * threads cost the GPU route.
  * --rows prints every trial too.
  * Usage: bench_switch LIBTILEDBLAS [--shape MxNxK] [--gap-ms G] [--trials T] [--rows] */
 #define _GNU_SOURCE
@@ -43,6 +44,22 @@ static double timed(sgemm_fn f, int m, int n, int k, const float *A, const float
     return now() - t0;
 }
 
+static void shim_calls(phase *p, int t, sgemm_fn shim, int m, int n, int k, const float *A,
+                       const float *B, float *C, double g[3])
+{
+    for (int i = 0; shim && i < 3; i++)
+        g[i] = p->gpu[3 * t + i] = timed(shim, m, n, k, A, B, C);
+}
+
+static void direct_calls(phase *p, sgemm_fn direct, int m, int n, int k, const float *A,
+                         const float *B, float *C, double c[3])
+{
+    for (int i = 0; i < 3; i++) {
+        c[i] = timed(direct, m, n, k, A, B, C);
+        p->worst = c[i] > p->worst ? c[i] : p->worst;
+    }
+}
+
 /* `trials` trials: sleep gap_ms, then three shim calls (when shim) and three
  * direct calls, the shim's first unless cpu_first. */
 static void run_phase(phase *p, sgemm_fn direct, sgemm_fn shim, int cpu_first, int m, int n,
@@ -53,16 +70,12 @@ static void run_phase(phase *p, sgemm_fn direct, sgemm_fn shim, int cpu_first, i
     for (int t = 0; t < trials; t++) {
         usleep((useconds_t)gap_ms * 1000u);
         double g[3] = {0, 0, 0}, c[3];
-        for (int half = 0; half < 2; half++) {
-            if ((half == 0) != (cpu_first != 0)) {
-                for (int i = 0; shim && i < 3; i++)
-                    g[i] = p->gpu[3 * t + i] = timed(shim, m, n, k, A, B, C);
-            } else {
-                for (int i = 0; i < 3; i++) {
-                    c[i] = timed(direct, m, n, k, A, B, C);
-                    p->worst = c[i] > p->worst ? c[i] : p->worst;
-                }
-            }
+        if (cpu_first) {
+            direct_calls(p, direct, m, n, k, A, B, C, c);
+            shim_calls(p, t, shim, m, n, k, A, B, C, g);
+        } else {
+            shim_calls(p, t, shim, m, n, k, A, B, C, g);
+            direct_calls(p, direct, m, n, k, A, B, C, c);
         }
         p->first[t] = c[0];
         p->rest[2 * t] = c[1];
@@ -129,7 +142,7 @@ int main(int argc, char **argv)
     }
     size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
     float *A = malloc(na * 4), *B = malloc(nb * 4), *C = malloc(nc * 4);
-    static phase alone, after, before;
+    static phase alone, gpu_cpu, cpu_gpu;
     if (!A || !B || !C) {
         fprintf(stderr, "bench_switch: out of memory\n");
         return 1;
@@ -142,8 +155,8 @@ int main(int argc, char **argv)
     timed(shim, m, n, k, A, B, C);                         /* CUDA starts here */
     char gpu[256] = "unknown";
     int on_gpu = describe && describe(gpu, sizeof gpu);
-    run_phase(&after, direct, shim, 0, m, n, k, A, B, C, trials, gap_ms, rows, "GPU,CPU");
-    run_phase(&before, direct, shim, 1, m, n, k, A, B, C, trials, gap_ms, rows, "CPU,GPU");
+    run_phase(&gpu_cpu, direct, shim, 0, m, n, k, A, B, C, trials, gap_ms, rows, "GPU,CPU");
+    run_phase(&cpu_gpu, direct, shim, 1, m, n, k, A, B, C, trials, gap_ms, rows, "CPU,GPU");
 
     const double base = median(alone.first, trials);   /* the alone phase's first calls */
     printf("bench_switch %dx%dx%d: OpenBLAS called directly and the shim, %d trials of 3 calls "
@@ -153,7 +166,7 @@ int main(int argc, char **argv)
            "slowest ms", "calls > 3x alone", "shim 1st ms", "shim ms");
     static double all[3 * TRIALS_MAX];
     static const char *names[3] = {"alone", "GPU,CPU", "CPU,GPU"};
-    phase *phases[3] = {&alone, &after, &before};
+    phase *phases[3] = {&alone, &gpu_cpu, &cpu_gpu};
     for (int ph = 0; ph < 3; ph++) {
         phase *p = phases[ph];
         for (int t = 0; t < trials; t++) {
