@@ -12,7 +12,11 @@
  * to end like the shim, with its ratio to the shim ("vs naive" = naive / shim).
  * It reads n/a without a GPU, on any CUDA error, or when its result does not
  * match the shim's; --no-naive leaves it out.
- * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK,...]
+ * A shape is MxNxK, optionally with :XY, the transposes of A and B (N or T
+ * each, e.g. 2000x2000x2000:TN), and +P, every leading dimension padded by P
+ * elements (e.g. 2500x2500x2500+1: lda = ldb = ldc = 2501). All calls are
+ * row-major with alpha = 1, beta = 0.
+ * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK[:XY][+P],...]
  *                  [--peer NAME] [--no-naive] */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
@@ -34,10 +38,64 @@ typedef int (*dev_fn)(char, char, int, int, int, float, const float *, int, cons
                       float, float *, int, void *);
 typedef const char *(*err_fn)(void);
 
+/* One entry of --shapes: C (m x n) = op(A) (m x k) op(B) (k x n), row-major,
+ * written MxNxK[:XY][+P]. X and Y are N or T, op(A) and op(B) (default NN);
+ * P pads every leading dimension by P elements (default 0: packed, lda = k
+ * or m, ldb = n or k, ldc = n). A plain N stands for NxNxN. */
+typedef struct {
+    int m, n, k, ta, tb, lda, ldb, ldc;
+    size_t na, nb, nc;              /* floats in A, B and C as stored, pads included */
+    char label[48];
+} shape;
+
+static int parse_shape(const char *tok, shape *s)
+{
+    char x = 'N', y = 'N';
+    int pad = 0, used = 0;
+    memset(s, 0, sizeof *s);
+    if (sscanf(tok, "%dx%dx%d%n", &s->m, &s->n, &s->k, &used) != 3) {
+        if (sscanf(tok, "%d%n", &s->m, &used) != 1)
+            return -1;
+        s->n = s->k = s->m;
+    }
+    const char *rest = tok + used;
+    if (*rest == ':') {
+        x = rest[1];
+        y = x ? rest[2] : 0;
+        rest += (x && y) ? 3 : 1;
+    }
+    if (*rest == '+' && sscanf(rest + 1, "%d%n", &pad, &used) == 1)
+        rest += 1 + used;
+    if (*rest || s->m <= 0 || s->n <= 0 || s->k <= 0 || pad < 0 ||
+        (x != 'N' && x != 'T') || (y != 'N' && y != 'T'))
+        return -1;
+    s->ta = x == 'T';
+    s->tb = y == 'T';
+    s->lda = (s->ta ? s->m : s->k) + pad;
+    s->ldb = (s->tb ? s->k : s->n) + pad;
+    s->ldc = s->n + pad;
+    s->na = (size_t)(s->ta ? s->k : s->m) * s->lda;
+    s->nb = (size_t)(s->tb ? s->n : s->k) * s->ldb;
+    s->nc = (size_t)s->m * s->ldc;
+    int w = snprintf(s->label, sizeof s->label, "%dx%dx%d", s->m, s->n, s->k);
+    if (s->ta || s->tb)
+        w += snprintf(s->label + w, sizeof s->label - w, ":%c%c", x, y);
+    if (pad)
+        snprintf(s->label + w, sizeof s->label - w, "+%d", pad);
+    return 0;
+}
+
+/* op(A)[i][p] as the shape stores A. */
+static inline float a_at(const shape *s, const float *A, int i, int p)
+{
+    return s->ta ? A[(size_t)p * s->lda + i] : A[(size_t)i * s->lda + p];
+}
+
 /* Max and mean |C - ref| over `rows` sampled rows, ref in float64. */
-static void error_vs_f64(const float *A, const float *B, const float *C, int m, int n, int k,
+static void error_vs_f64(const shape *s, const float *A, const float *B, const float *C,
                          int rows, double *max_err, double *avg_err, double *rel_fro)
 {
+    const int m = s->m, n = s->n, k = s->k;
     double mx = 0.0, sum = 0.0, d2 = 0.0, r2 = 0.0;
     int step = m > rows ? m / rows : 1, used = 0;
 #ifdef _OPENMP
@@ -46,13 +104,18 @@ static void error_vs_f64(const float *A, const float *B, const float *C, int m, 
     for (int i = 0; i < m; i += step) {
         double *acc = calloc((size_t)n, sizeof *acc);
         for (int p = 0; p < k; p++) {
-            double a = A[(size_t)i * k + p];
-            const float *b = B + (size_t)p * n;
-            for (int j = 0; j < n; j++)
-                acc[j] += a * b[j];
+            double a = a_at(s, A, i, p);
+            if (s->tb) {
+                for (int j = 0; j < n; j++)
+                    acc[j] += a * B[(size_t)j * s->ldb + p];
+            } else {
+                const float *b = B + (size_t)p * s->ldb;
+                for (int j = 0; j < n; j++)
+                    acc[j] += a * b[j];
+            }
         }
         for (int j = 0; j < n; j++) {
-            double e = fabs(C[(size_t)i * n + j] - acc[j]);
+            double e = fabs(C[(size_t)i * s->ldc + j] - acc[j]);
             mx = e > mx ? e : mx;
             sum += e;
             d2 += e * e;
@@ -66,15 +129,15 @@ static void error_vs_f64(const float *A, const float *B, const float *C, int m, 
     *rel_fro = sqrt(d2 / r2);
 }
 
-/* One naive offload of C = alpha A B + beta C (row-major, no transposes,
- * packed: lda = k, ldb = ldc = n). Returns 0, or -1 after any CUDA error or a
- * failure of the device call, with *why set; everything it allocated is freed
- * either way and the error is cleared. */
-static int naive_offload(dev_fn dev, err_fn dev_err, int m, int n, int k, float alpha,
+/* One naive offload of C = alpha op(A) op(B) + beta C (row-major, the
+ * shape's transposes and leading dimensions; each operand copied whole, pads
+ * included). Returns 0, or -1 after any CUDA error or a failure of the device
+ * call, with *why set; everything it allocated is freed either way and the
+ * error is cleared. */
+static int naive_offload(dev_fn dev, err_fn dev_err, const shape *s, float alpha,
                          const float *A, const float *B, float beta, float *C, const char **why)
 {
-    size_t sa = (size_t)m * k * sizeof(float), sb = (size_t)k * n * sizeof(float);
-    size_t sc = (size_t)m * n * sizeof(float);
+    size_t sa = s->na * sizeof(float), sb = s->nb * sizeof(float), sc = s->nc * sizeof(float);
     float *dA = NULL, *dB = NULL, *dC = NULL;
     cudaError_t e = cudaSuccess;
     int r;
@@ -86,7 +149,8 @@ static int naive_offload(dev_fn dev, err_fn dev_err, int m, int n, int k, float 
         (e = cudaMemcpy(dB, B, sb, cudaMemcpyHostToDevice)) != cudaSuccess ||
         (beta != 0.0f && (e = cudaMemcpy(dC, C, sc, cudaMemcpyHostToDevice)) != cudaSuccess)) {
         *why = cudaGetErrorString(e);
-    } else if ((r = dev('N', 'N', m, n, k, alpha, dA, k, dB, n, beta, dC, n, NULL)) != 0) {
+    } else if ((r = dev(s->ta ? 'T' : 'N', s->tb ? 'T' : 'N', s->m, s->n, s->k, alpha, dA, s->lda,
+                        dB, s->ldb, beta, dC, s->ldc, NULL)) != 0) {
         *why = r == -1 && dev_err ? dev_err() : "tiledblas_sgemm_device refused the call";
     } else if ((e = cudaMemcpy(C, dC, sc, cudaMemcpyDeviceToHost)) != cudaSuccess) {
         *why = cudaGetErrorString(e);   /* also where a fault in the kernel shows */
@@ -101,16 +165,17 @@ static int naive_offload(dev_fn dev, err_fn dev_err, int m, int n, int k, float 
     return *why ? -1 : 0;
 }
 
-/* Relative Frobenius difference of X against Y over up to `rows` sampled rows. */
-static double rel_diff(const float *X, const float *Y, int m, int n, int rows)
+/* Relative Frobenius difference of X against Y (m x n, leading dimension
+ * ld) over up to `rows` sampled rows. */
+static double rel_diff(const float *X, const float *Y, int m, int n, int ld, int rows)
 {
     double d2 = 0.0, y2 = 0.0;
     int step = m > rows ? m / rows : 1;
     for (int i = 0; i < m; i += step)
         for (int j = 0; j < n; j++) {
-            double d = (double)X[(size_t)i * n + j] - Y[(size_t)i * n + j];
+            double d = (double)X[(size_t)i * ld + j] - Y[(size_t)i * ld + j];
             d2 += d * d;
-            y2 += (double)Y[(size_t)i * n + j] * Y[(size_t)i * n + j];
+            y2 += (double)Y[(size_t)i * ld + j] * Y[(size_t)i * ld + j];
         }
     return sqrt(d2 / (y2 > 0.0 ? y2 : 1e-300));
 }
@@ -118,7 +183,7 @@ static double rel_diff(const float *X, const float *Y, int m, int n, int rows)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK,...] [--reps R]\n"
+        fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK[:XY][+P],...] [--reps R]\n"
                         "                 [--peer NAME] [--no-naive]\n");
         return 2;
     }
@@ -179,33 +244,35 @@ int main(int argc, char **argv)
     printf("\n");
 
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        int m, n, k;
-        if (sscanf(tok, "%dx%dx%d", &m, &n, &k) != 3) {
-            m = n = k = atoi(tok);
+        shape sh;
+        if (parse_shape(tok, &sh) != 0) {
+            fprintf(stderr, "bench_e2e: bad shape %s (MxNxK[:XY][+P], or N)\n", tok);
+            return 2;
         }
-        if (m <= 0 || n <= 0 || k <= 0)
-            continue;
-        size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+        const int m = sh.m, n = sh.n, k = sh.k, lda = sh.lda, ldb = sh.ldb, ldc = sh.ldc;
+        const int ta = sh.ta ? 112 : 111, tb = sh.tb ? 112 : 111;
+        const char ca = sh.ta ? 'T' : 'N', cb = sh.tb ? 'T' : 'N';
+        const size_t na = sh.na, nb = sh.nb, nc = sh.nc;
         float *A = malloc(na * 4), *B = malloc(nb * 4), *C = malloc(nc * 4), *C2 = malloc(nc * 4);
         fill_uniform(A, na, 1);
         fill_uniform(B, nb, 2);
         double flop = 2.0 * m * n * k, t[100], t_ob, t_shim, t_kern = NAN;
         int r = (flop > 4e11) ? (reps < 3 ? reps : 3) : reps;
 
-        openblas(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C2, n);   /* warm-up */
+        openblas(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C2, ldc);   /* warm-up */
         for (int i = 0; i < r; i++) {
             double t0 = now();
-            openblas(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C2, n);
+            openblas(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C2, ldc);
             t[i] = now() - t0;
         }
         t_ob = median(t, r);
         /* OpenBLAS's threads spin for a while after a call; let them sleep
          * so that they do not compete with the shim's copy threads. */
         usleep(300000);
-        shim(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);        /* warm-up: CUDA starts */
+        shim(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);   /* warm-up: CUDA starts */
         for (int i = 0; i < r; i++) {
             double t0 = now();
-            shim(101, 111, 111, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
+            shim(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
             t[i] = now() - t0;
         }
         t_shim = median(t, r);
@@ -220,12 +287,12 @@ int main(int argc, char **argv)
                 cudaMemcpy(dB, B, nb * 4, cudaMemcpyHostToDevice);
                 cudaEventCreate(&e0);
                 cudaEventCreate(&e1);
-                device('N', 'N', m, n, k, 1.0f, dA, k, dB, n, 0.0f, dC, n, NULL);
+                device(ca, cb, m, n, k, 1.0f, dA, lda, dB, ldb, 0.0f, dC, ldc, NULL);
                 int kr = reps * 2;
                 for (int i = 0; i < kr; i++) {
                     float ms;
                     cudaEventRecord(e0, 0);
-                    device('N', 'N', m, n, k, 1.0f, dA, k, dB, n, 0.0f, dC, n, NULL);
+                    device(ca, cb, m, n, k, 1.0f, dA, lda, dB, ldb, 0.0f, dC, ldc, NULL);
                     cudaEventRecord(e1, 0);
                     cudaEventSynchronize(e1);
                     cudaEventElapsedTime(&ms, e0, e1);
@@ -239,46 +306,45 @@ int main(int argc, char **argv)
             cudaGetLastError();
         }
         double mx, avg, fro, t_peer = NAN, t_naive = NAN;
-        error_vs_f64(A, B, C, m, n, k, 256, &mx, &avg, &fro);
+        error_vs_f64(&sh, A, B, C, 256, &mx, &avg, &fro);
         if (naive && have_gpu && device) {
             /* Into C2 (the OpenBLAS result, not needed any more); it is
              * poisoned with NaN before the last timed call so that the check
              * against the shim's C sees that call's result, not an older one. */
             const char *why = NULL;
-            int ok = naive_offload(device, device_err, m, n, k, 1.0f, A, B, 0.0f, C2, &why) == 0;
+            int ok = naive_offload(device, device_err, &sh, 1.0f, A, B, 0.0f, C2, &why) == 0;
             for (int i = 0; ok && i < r; i++) {
                 if (i == r - 1)
                     memset(C2, 0xff, nc * 4);
                 double t0 = now();
-                ok = naive_offload(device, device_err, m, n, k, 1.0f, A, B, 0.0f, C2, &why) == 0;
+                ok = naive_offload(device, device_err, &sh, 1.0f, A, B, 0.0f, C2, &why) == 0;
                 t[i] = now() - t0;
             }
-            double d = ok ? rel_diff(C2, C, m, n, 256) : NAN;
+            double d = ok ? rel_diff(C2, C, m, n, ldc, 256) : NAN;
             if (ok && !(d <= 1e-3)) {
                 ok = 0;
-                fprintf(stderr, "bench_e2e: naive offload %dx%dx%d: result differs from the shim's "
-                        "(relative %.2e)\n", m, n, k, d);
+                fprintf(stderr, "bench_e2e: naive offload %s: result differs from the shim's "
+                        "(relative %.2e)\n", sh.label, d);
             } else if (!ok) {
-                fprintf(stderr, "bench_e2e: naive offload %dx%dx%d: %s\n", m, n, k,
-                        why ? why : "failed");
+                fprintf(stderr, "bench_e2e: naive offload %s: %s\n", sh.label, why ? why : "failed");
             }
             if (ok)
                 t_naive = median(t, r);
         }
         if (peer_fn) {
-            /* Row-major C = A B is column-major C^T = B^T A^T. */
+            /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T:
+             * the same arrays, operands swapped, each with its own transpose. */
             float one = 1.0f, zero = 0.0f;
-            peer_fn("N", "N", &n, &m, &k, &one, B, &n, A, &k, &zero, C2, &n, 1, 1);
+            char fa[2] = {ca, 0}, fb[2] = {cb, 0};
+            peer_fn(fb, fa, &n, &m, &k, &one, B, &ldb, A, &lda, &zero, C2, &ldc, 1, 1);
             for (int i = 0; i < r; i++) {
                 double t0 = now();
-                peer_fn("N", "N", &n, &m, &k, &one, B, &n, A, &k, &zero, C2, &n, 1, 1);
+                peer_fn(fb, fa, &n, &m, &k, &one, B, &ldb, A, &lda, &zero, C2, &ldc, 1, 1);
                 t[i] = now() - t0;
             }
             t_peer = median(t, r);
         }
-        char shape[40];
-        snprintf(shape, sizeof shape, "%dx%dx%d", m, n, k);
-        printf("%-18s %11.3f %11.3f %7.2fx %11.3f %9.2f %10.2e %10.2e %10.2e", shape,
+        printf("%-18s %11.3f %11.3f %7.2fx %11.3f %9.2f %10.2e %10.2e %10.2e", sh.label,
                t_ob * 1e3, t_shim * 1e3, t_ob / t_shim, t_kern * 1e3, flop / t_kern * 1e-12,
                mx, avg, fro);
         if (peer_fn)

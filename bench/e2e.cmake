@@ -10,6 +10,20 @@ target_link_libraries(bench_e2e PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 if(OpenMP_C_FOUND)
   target_link_libraries(bench_e2e PRIVATE OpenMP::OpenMP_C)
 endif()
+# bench.e2e-shapes: the sweep's shape syntax (transposes, padded leading
+#   dimensions) end to end: every row's relative error against float64 is
+#   fp32-small (it would not be if the check, the call or the shim read
+#   the pads), the labels come back as given, and a bad shape is refused.
+add_test(NAME bench.e2e-shapes COMMAND sh -c
+  "out=$(\"$1\" \"$2\" --shapes 130x70x90,130x70x90:TN+3,90x130x70:NT+16,70x90x130:TT+1,50 --reps 2 --no-naive); rc=$?
+   printf '%s\\n' \"$out\"
+   [ $rc = 0 ] || { echo \"FAIL: exit status $rc\"; exit 1; }
+   for s in 130x70x90 130x70x90:TN+3 90x130x70:NT+16 70x90x130:TT+1 50x50x50; do
+     printf '%s\\n' \"$out\" | awk -v s=$s '$1 == s && $9 + 0 < 1e-6 { ok = 1 } END { exit !ok }' ||
+       { echo \"FAIL: $s: no row, or its relative error is not below 1e-6\"; exit 1; }
+   done
+   \"$1\" \"$2\" --shapes 30x20x10:XN > /dev/null 2>&1; [ $? = 2 ] || { echo 'FAIL: a bad shape was not refused'; exit 1; }"
+  sh $<TARGET_FILE:bench_e2e> $<TARGET_FILE:tiledblas_lib>)
 # A call sent to the CPU through the shim against OpenBLAS called directly,
 # alternately in one process (is the CPU route free?).
 add_executable(bench_cpu_route ${CMAKE_CURRENT_LIST_DIR}/bench_cpu_route.c)

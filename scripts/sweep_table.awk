@@ -14,15 +14,18 @@
 # processes. The route column is the last call's, and how many of the
 # shape's calls went to the GPU.
 function lo(a, k, v) { if (!(k in a) || v < a[k]) a[k] = v }
+# A bench row's shape, MxNxK[:XY][+P], as its decision lines name it (they
+# carry the transposes but not the leading dimensions): without the +P.
+function dkey(s) { sub(/\+[0-9]+$/, "", s); return s }
 FNR == 1 { f++ }
 f == 3 && / -> / {
     split($0, w, " "); mm = w[5]; nn = w[6]; kk = w[7]
     sub("m=", "", mm); sub("n=", "", nn); sub("k=", "", kk)
-    key = mm "x" nn "x" kk; route[key] = w[9] " " w[10]; calls[key]++
+    key = mm "x" nn "x" kk (w[4] == "NN" ? "" : ":" w[4]); route[key] = w[9] " " w[10]; calls[key]++
     if (w[9] == "gpu") ongpu[key]++
     next
 }
-$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
+$1 ~ /^[0-9]+x[0-9]+x[0-9]+(:[NT][NT])?(\+[0-9]+)?$/ {
     lo(cpuall, $1, $2)
     if (f == 2) lo(cpu, $1, $2)
     if (f == 1) { lo(gpu, $1, $3); if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
@@ -32,15 +35,15 @@ END {
     printf "%-18s %10s %10s %10s %8s  %s\n", "m x n x k", "CPU ms", "GPU ms", "auto ms", "auto/best", "route"
     worst = 0; over = 0; noise = 0
     for (i = 1; i <= n; i++) {
-        s = order[i]; best = cpu[s] < gpu[s] ? cpu[s] : gpu[s]
+        s = order[i]; d = dkey(s); best = cpu[s] < gpu[s] ? cpu[s] : gpu[s]
         r = aut[s] / best; if (r > worst) { worst = r; ws = s }
         mark = ""
         if (r > 1.10) {
             over++
-            if (calls[s] > 0 && ongpu[s] + 0 == (gpu[s] < cpu[s] ? calls[s] : 0)) { noise++; mark = "  noise" }
+            if (calls[d] > 0 && ongpu[d] + 0 == (gpu[s] < cpu[s] ? calls[d] : 0)) { noise++; mark = "  noise" }
         }
         printf "%-18s %10.3f %10.3f %10.3f %8.2f  %s, %d/%d on the GPU%s\n", s, cpu[s], gpu[s], aut[s], r,
-               route[s], ongpu[s], calls[s], mark
+               route[d], ongpu[d], calls[d], mark
         bestall = cpuall[s] < gpu[s] ? cpuall[s] : gpu[s]
         if (aut[s] / bestall > 1.10) overall++
     }
