@@ -43,7 +43,11 @@ void tb_rates_publish(const tb_rates *r)
 /* The GPU path (gpu.c) uploads op(B) first, then streams panels of A in
  * and panels of C out while the kernel computes the panels before them:
  * B's upload is paid in full, then the slower of the streaming and the
- * compute, then the last panel's way back. */
+ * compute followed by the last panel's way back. (Until session 8 the last
+ * panel was added after the streaming as well, where the streaming already
+ * holds it: 10000x10000x8, all C's bytes, was predicted 11.8 ms on the
+ * GPU and took 9.3, and auto mode kept it on a CPU that took 11-16.) With
+ * one panel nothing overlaps: A in, the kernel, C out, one after another. */
 void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 {
     tb_predict_with(tb_rates_get(), p, cpu_s, gpu_s);
@@ -58,8 +62,9 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double c_out = 4.0 * m * n;
     double panels = m * n * k < 256.0 * 1024 * 1024 ? 1.0 : m * n * k < 2e9 ? 4.0 : 8.0;
     double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / r->gpu_flops;
-    *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + (stream > compute ? stream : compute) +
-             (panels > 1.0 ? c_out / panels / r->d2h_bps : 0.0);
+    double tail = c_out / panels / r->d2h_bps;
+    double body = panels > 1.0 ? (stream > compute + tail ? stream : compute + tail) : stream + compute;
+    *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + body;
     /* OpenBLAS runs small calls on one core and large ones on all of them;
      * it is about as fast as the better of the two. On all cores it slows
      * down when C is thin: in the 40-shape sweep 64x4096x4096 took 5.2 ms,

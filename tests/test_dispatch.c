@@ -118,6 +118,33 @@ static void test_model(void)
     double cpu2, gpu2;
     tb_predict(&p, &cpu2, &gpu2);
     CHECK(gpu2 > gpu_s && cpu2 == cpu_s, "beta != 0 costs the GPU the upload of C");
+
+    /* The GPU's three regimes (tb_predict_with), in round rates: one panel
+     * (nothing overlaps), many panels bound by the streaming (C's last
+     * panel is inside it, not after it), many bound by the kernel (the last
+     * panel's way back comes after it). */
+    tb_rates r = *tb_rates_builtin();
+    r.gpu_fixed_s = 100e-6; r.gpu_flops = 50e12; r.h2d_bps = 40e9; r.d2h_bps = 40e9;
+    struct { int m, n, k, panels; const char *what; } g[] = {
+        {512, 512, 512, 1, "one panel: B, A, kernel, C in turn"},
+        {10000, 10000, 8, 4, "four panels, streaming-bound: no tail"},
+        {8192, 8192, 8192, 8, "eight panels, kernel-bound: the last panel after it"},
+    };
+    for (int i = 0; i < 3; i++) {
+        double m = g[i].m, n = g[i].n, k = g[i].k, a = 4 * m * k / 40e9, b = 4 * k * n / 40e9;
+        double cout = 4 * m * n / 40e9, kern = 2 * m * n * k / 50e12, want;
+        if (g[i].panels == 1)
+            want = 100e-6 + b + a + kern + cout;
+        else if (a + cout > kern + cout / g[i].panels)
+            want = 100e-6 + b + a + cout;
+        else
+            want = 100e-6 + b + kern + cout / g[i].panels;
+        c = row_nn(g[i].m, g[i].n, g[i].k);
+        tb_normalise(&c, &p);
+        tb_predict_with(&r, &p, &cpu2, &gpu2);
+        CHECK(fabs(gpu2 - want) < 1e-9 * want + 1e-12, "%dx%dx%d, %s: %.4f ms, want %.4f", g[i].m,
+              g[i].n, g[i].k, g[i].what, gpu2 * 1e3, want * 1e3);
+    }
 }
 
 /* A GPU failure while results stream back leaves part of C final; the CPU
