@@ -160,7 +160,7 @@ awk -f "$root/scripts/model_residuals.awk" \
     "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" > "$out/model-residuals.txt"
 tail -2 "$out/model-residuals.txt"
 echo "-- the naive offload (cudaMalloc, pageable cudaMemcpy, our kernel, cudaMemcpy back) on the same shapes:"
-awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ {
+awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+(:[NT][NT])?(\+[0-9]+)?$/ {
         if (!($1 in shim)) order[++n] = $1
         if (!($1 in shim) || $3 < shim[$1]) shim[$1] = $3
         if ($(NF-1) != "n/a" && (!($1 in nv) || $(NF-1) < nv[$1])) nv[$1] = $(NF-1) }
