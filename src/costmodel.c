@@ -46,7 +46,7 @@ void tb_rates_publish(const tb_rates *r)
  * compute followed by the last panel's way back. (Until session 8 the last
  * panel was added after the streaming as well, where the streaming already
  * holds it: 10000x10000x8, all C's bytes, was predicted 11.8 ms on the
- * GPU and took 9.3, and auto mode kept it on a CPU that took 11-16.) With
+ * GPU and took 9.3, and auto mode kept it on a CPU that took 10.6-16.) With
  * one panel nothing overlaps: A in, the kernel, C out, one after another. */
 void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 {
