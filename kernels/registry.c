@@ -76,10 +76,28 @@ int tb_kernel_in_list(const char *name, const char *list)
     return 0;
 }
 
+/* Small products go to the seed kernel. Its 16 x 16 tiles give a 256^3
+ * product 256 blocks, where the tensor-core kernel's 64 x 128 tiles give 8
+ * of the 132 SMs work and each of them walks all of K: a product this
+ * small is a chain of latencies, and more blocks in parallel shorten it.
+ * bench_kernels on the H200 (session 9, device buffers): 128^3 0.009 ms
+ * against 0.018, 256^3 0.014 against 0.025, 450^3 0.039 against 0.051,
+ * 100x300x500 0.020 against 0.042, 64x64x2048 0.055 against 0.146,
+ * 300x100x2000 0.057 against 0.133; the tensor cores win from 512^3
+ * (0.046 against 0.038, 2.7e8 flops). */
+#define TB_SEED_MAX_FLOPS 2.2e8
+
+int tb_kernel_small(int m, int n, int k)
+{
+    return 2.0 * m * (double)n * k <= TB_SEED_MAX_FLOPS;
+}
+
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args)
 {
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n), *best = NULL;
+    if (tb_kernel_small(args->m, args->n, args->k))
+        return &k[0];   /* tiled16: supports every call */
     for (int i = 0; i < n; i++)
         if ((!k[i].supports || k[i].supports(args)) && (!best || k[i].rank > best->rank))
             best = &k[i];

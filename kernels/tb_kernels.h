@@ -64,8 +64,10 @@ const tb_kernel_info *tb_kernel_by_name(const char *name);
 /* Whether name is one of the comma-separated names in list (NULL: every
  * name is); the kernel benchmark's and tests' --kernels option. */
 int tb_kernel_in_list(const char *name, const char *list);
-/* The preferred kernel that supports args (the highest rank). */
+/* The preferred kernel that supports args: the seed kernel for a small
+ * product (tb_kernel_small), else the highest rank. */
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
+int tb_kernel_small(int m, int n, int k);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`
  * (NULL: tb_kernel_pick); for a kernel that wants_aligned, unaligned

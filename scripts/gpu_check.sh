@@ -124,7 +124,6 @@ fi
 
 fi
 if want sweep; then
-step "the decision across 56 shapes: CPU only, GPU only, and auto (the cost model), end to end"
 # Each shape runs forced-GPU and then auto in two processes back to back,
 # and the whole list twice; the table keeps the fastest of each. (Two
 # separate passes over the list put minutes between the columns, and this
@@ -137,14 +136,18 @@ shapes=$shapes,4096x1024x8192,1000x3000x2000,3000x1000x500,2000x500x3000,6000x40
 shapes=$shapes,1000,1023,4097,8191,3001x2999x1503,300,700x200x900,1500x1500x64,2048x64x2048,64x2048x2048
 # Shapes that no decision rule was tuned on (added in session 8): padded and
 # odd leading dimensions, transposes (bench_e2e's MxNxK[:XY][+P]), the
-# threshold's neighbourhood on both sides (4000x4000x1 and 200x200x400 are
-# below it: never weighed, always the CPU), and a rank-8 update whose time
-# is all C's bytes.
+# neighbourhood of session 8's threshold (256^3) on both sides, and a
+# rank-8 update whose time is all C's bytes.
 shapes=$shapes,2500x2500x2500+1,1200x900x1100+16,3000x3000x3000:TN,2000x2000x2000:NT+5
 shapes=$shapes,1536x1536x1536:TT,4096x4096x64:NT,256,384,200x5000x200,10000x10000x8
 shapes=$shapes,3000x100x3000,50000x32x512:TN,777x1999x333+3,600x600x600:TT+2
 shapes=$shapes,4000x4000x1,200x200x400
+# Small calls around the threshold (session 9: 150^3), where a GPU call and
+# an OpenBLAS call both take 0.05-0.3 ms and the model is least sure.
+shapes=$shapes,100,128,150,160,200,230,100x300x500,64x1024x128,64x64x2048,128x128x512
+shapes=$shapes,512x512x32,1024x1024x8,2048x2048x2
 shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
+step "the decision across $(echo $shapes | tr , '\n' | wc -l) shapes: CPU only, GPU only, and auto (the cost model), end to end"
 : > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"
 for round in $(seq ${TB_SWEEP_ROUNDS:-2}); do
     for s in $(echo $shapes | tr , ' '); do

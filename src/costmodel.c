@@ -4,6 +4,7 @@
  * were measured on the H200 machine; calibrate.c replaces them with this
  * machine's own (README "How the GPU/CPU decision is made"). */
 #include "tb_internal.h"
+#include "tb_kernels.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ static const tb_rates tb_default_rates = {
     .gpu_flops = 42e12,       /* the default kernel at 4096..16384           */
     .h2d_bps = 25e9,          /* pageable -> pinned staging -> device, and    */
     .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
-    .gpu_fixed_s = 80e-6,     /* launch, events, synchronisation             */
+    .gpu_fixed_s = 65e-6,     /* a small call: 58-63 us (session 9)           */
     .thin_dim = 256.0,        /* see tb_predict                              */
     .cpu_c_bps = 55e9,        /* 8192x8192x16: 7.1 ms, 4.9 of them for C      */
 };
@@ -38,6 +39,22 @@ const tb_rates *tb_rates_builtin(void)
 void tb_rates_publish(const tb_rates *r)
 {
     __atomic_store_n(&tb_rates_now, r, __ATOMIC_RELEASE);
+}
+
+/* The seed kernel, which small products run on (kernels/registry.c): a
+ * launch, then a chain of K/16 phases, each a load and two barriers, or
+ * its arithmetic, whichever is longer. bench_kernels on the H200 (session
+ * 9): 64x64x2048, 128 phases, 0.055 ms; 300x100x2000 0.057; 128x128x1024
+ * and 32x32x1024, 64 phases, 0.031 and 0.030; 450^3, bound by arithmetic,
+ * 0.039 ms at 4.7 TFLOP/s. */
+#define TB_SEED_LAUNCH_S 5e-6
+#define TB_SEED_PHASE_S 0.4e-6
+#define TB_SEED_FLOPS 5.5e12
+
+double tb_seed_kernel_s(int k, double flop)
+{
+    double phases = (k + 15) / 16 * TB_SEED_PHASE_S, arith = flop / TB_SEED_FLOPS;
+    return TB_SEED_LAUNCH_S + (phases > arith ? phases : arith);
 }
 
 /* The GPU path (gpu.c) uploads op(B) first, then streams panels of A in
@@ -62,6 +79,8 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double c_out = 4.0 * m * n;
     double panels = m * n * k < 256.0 * 1024 * 1024 ? 1.0 : m * n * k < 2e9 ? 4.0 : 8.0;
     double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / r->gpu_flops;
+    if (panels == 1.0 && tb_kernel_small(p->m, p->n, p->k))
+        compute = tb_seed_kernel_s(p->k, flop);
     double tail = c_out / panels / r->d2h_bps;
     double body = panels > 1.0 ? (stream > compute + tail ? stream : compute + tail) : stream + compute;
     *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + body;
@@ -80,9 +99,11 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
      * took 2.2-2.5 ms on the H200 machine, and 0.35 ms for 1500x1500x64,
      * which took 0.52-0.67; the sum says 2.3 and 0.55.) */
     double thin = (m < n ? m : n) / r->thin_dim;
-    double one_core = flop / r->cpu_core_flops;
-    double cpu_compute = flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     double cpu_memory = c_out / r->cpu_c_bps;
+    /* One core writes C too: 4000x4000x1 (64 MB of C) was predicted 0.24
+     * ms from its flops alone and took 1.1-1.6 (session 9). */
+    double one_core = flop / r->cpu_core_flops + cpu_memory;
+    double cpu_compute = flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     double all_cores = r->cpu_fixed_s + cpu_compute + cpu_memory;
     *cpu_s = one_core < all_cores ? one_core : all_cores;
 }

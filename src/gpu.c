@@ -367,9 +367,9 @@ static cudaError_t tb_stage_take(tb_lane *L, char **buf, cudaEvent_t **ev)
 }
 
 /* Host window (rows x cols, stride ld elements) -> device (dst, dpitch) on
- * the h2d stream, in chunks that fit a staging buffer. */
-static cudaError_t tb_upload(tb_lane *L, float *dst, size_t dpitch, const float *src, size_t ld,
-                             size_t rows, size_t cols, uint64_t *bytes)
+ * stream st, in chunks that fit a staging buffer. */
+static cudaError_t tb_upload(tb_lane *L, cudaStream_t st, float *dst, size_t dpitch, const float *src,
+                             size_t ld, size_t rows, size_t cols, uint64_t *bytes)
 {
     size_t row_bytes = cols * sizeof(float);
     if (rows == 0 || cols == 0)
@@ -377,7 +377,7 @@ static cudaError_t tb_upload(tb_lane *L, float *dst, size_t dpitch, const float 
     *bytes += rows * row_bytes;
     if (row_bytes > L->stage_bytes)   /* one row overflows a stage: let CUDA stage it */
         return cudaMemcpy2DAsync(dst, dpitch, src, ld * sizeof(float), row_bytes, rows,
-                                 cudaMemcpyHostToDevice, L->h2d);
+                                 cudaMemcpyHostToDevice, st);
     size_t per = L->stage_bytes / row_bytes;
     for (size_t r = 0; r < rows; r += per) {
         size_t n = rows - r < per ? rows - r : per;
@@ -389,19 +389,19 @@ static cudaError_t tb_upload(tb_lane *L, float *dst, size_t dpitch, const float 
         tb_copy c = {buf, (const char *)(src + r * ld), row_bytes, ld * sizeof(float), row_bytes, n, 0};
         tb_copy_run(&c);
         e = cudaMemcpy2DAsync((char *)dst + r * dpitch, dpitch, buf, row_bytes, row_bytes, n,
-                              cudaMemcpyHostToDevice, L->h2d);
+                              cudaMemcpyHostToDevice, st);
         if (e != cudaSuccess)
             return e;
-        cudaEventRecord(*ev, L->h2d);
+        cudaEventRecord(*ev, st);
     }
     return cudaSuccess;
 }
 
-/* Device (src, spitch) -> host window on the d2h stream, in chunks that
+/* Device (src, spitch) -> host window on stream st, in chunks that
  * fit a staging buffer: the DMA of chunk i+1 runs while the pool unpacks
  * chunk i. Returns when the window is written. */
-static cudaError_t tb_download(tb_lane *L, float *dst, size_t ld, const float *src, size_t spitch,
-                               size_t rows, size_t cols, uint64_t *bytes)
+static cudaError_t tb_download(tb_lane *L, cudaStream_t st, float *dst, size_t ld, const float *src,
+                               size_t spitch, size_t rows, size_t cols, uint64_t *bytes)
 {
     size_t row_bytes = cols * sizeof(float);
     if (rows == 0 || cols == 0)
@@ -410,8 +410,8 @@ static cudaError_t tb_download(tb_lane *L, float *dst, size_t ld, const float *s
     cudaError_t e;
     if (row_bytes > L->stage_bytes) {
         e = cudaMemcpy2DAsync(dst, ld * sizeof(float), src, spitch, row_bytes, rows,
-                              cudaMemcpyDeviceToHost, L->d2h);
-        return e == cudaSuccess ? cudaStreamSynchronize(L->d2h) : e;
+                              cudaMemcpyDeviceToHost, st);
+        return e == cudaSuccess ? cudaStreamSynchronize(st) : e;
     }
     size_t per = L->stage_bytes / row_bytes, chunks = (rows + per - 1) / per;
     char *buf[2];
@@ -422,10 +422,10 @@ static cudaError_t tb_download(tb_lane *L, float *dst, size_t ld, const float *s
             if ((e = tb_stage_take(L, &buf[i % 2], &ev[i % 2])) != cudaSuccess)
                 return e;
             e = cudaMemcpy2DAsync(buf[i % 2], row_bytes, (const char *)src + r * spitch, spitch,
-                                  row_bytes, n, cudaMemcpyDeviceToHost, L->d2h);
+                                  row_bytes, n, cudaMemcpyDeviceToHost, st);
             if (e != cudaSuccess)
                 return e;
-            cudaEventRecord(*ev[i % 2], L->d2h);
+            cudaEventRecord(*ev[i % 2], st);
         }
         if (i > 0) {                              /* unpack chunk i - 1 */
             size_t c = i - 1, r = c * per, n = rows - r < per ? rows - r : per;
@@ -574,17 +574,23 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
     t->kernel = kern->name;
     t->done_cols = t->done_cols_end = t->done_rows = 0;
 
-    cudaEventRecord(L->mark[0], L->h2d);
+    /* One panel and one block: nothing to overlap, so everything goes on one
+     * stream in its order - the inputs, the kernel, C's way back - with no
+     * event between streams and no wait on the host until C comes back. A
+     * small call is mostly such fixed costs. */
+    const int one = slots == 1 && pl.nb >= n;
+    cudaStream_t in = one ? L->comp : L->h2d, out = one ? L->comp : L->d2h;
+    cudaEventRecord(L->mark[0], in);
     int first_kernel = 1, first_out = 1, q = 0;
     for (size_t j0 = 0; j0 < n; j0 += pl.nb) {
         const size_t nb = n - j0 < pl.nb ? n - j0 : pl.nb;
         /* The B block: the slots' kernels of the previous block must be done
          * reading the old one first. */
         for (int i = 0; i < slots && j0 > 0; i++)
-            cudaStreamWaitEvent(L->h2d, L->slot[i].k_done, 0);
+            cudaStreamWaitEvent(in, L->slot[i].k_done, 0);
         if (reads_ab)
-            e = p->transb ? tb_upload(L, L->bbuf.ptr, L->bbuf.pitch, p->B + j0 * p->ldb, p->ldb, nb, k, &t->bytes_h2d)
-                          : tb_upload(L, L->bbuf.ptr, L->bbuf.pitch, p->B + j0, p->ldb, k, nb, &t->bytes_h2d);
+            e = p->transb ? tb_upload(L, in, L->bbuf.ptr, L->bbuf.pitch, p->B + j0 * p->ldb, p->ldb, nb, k, &t->bytes_h2d)
+                          : tb_upload(L, in, L->bbuf.ptr, L->bbuf.pitch, p->B + j0, p->ldb, k, nb, &t->bytes_h2d);
         if ((*err = tb_inject(TB_STAGE_H2D, e)) != cudaSuccess)
             return TB_STAGE_H2D;
 
@@ -593,21 +599,25 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
             const size_t mp = m - r0 < pl.mp ? m - r0 : pl.mp;
             tb_slot *sl = &L->slot[q % slots];
             /* In: the slot's previous kernel and download must be done. */
-            cudaStreamWaitEvent(L->h2d, sl->k_done, 0);
-            cudaStreamWaitEvent(L->h2d, sl->out_done, 0);
+            if (!one) {
+                cudaStreamWaitEvent(in, sl->k_done, 0);
+                cudaStreamWaitEvent(in, sl->out_done, 0);
+            }
             if (reads_ab)
-                e = p->transa ? tb_upload(L, sl->a.ptr, sl->a.pitch, p->A + r0, p->lda, k, mp, &t->bytes_h2d)
-                              : tb_upload(L, sl->a.ptr, sl->a.pitch, p->A + r0 * p->lda, p->lda, mp, k, &t->bytes_h2d);
+                e = p->transa ? tb_upload(L, in, sl->a.ptr, sl->a.pitch, p->A + r0, p->lda, k, mp, &t->bytes_h2d)
+                              : tb_upload(L, in, sl->a.ptr, sl->a.pitch, p->A + r0 * p->lda, p->lda, mp, k, &t->bytes_h2d);
             if (e == cudaSuccess && reads_c)
-                e = tb_upload(L, sl->c.ptr, sl->c.pitch, p->C + r0 * p->ldc + j0, p->ldc, mp, nb, &t->bytes_h2d);
+                e = tb_upload(L, in, sl->c.ptr, sl->c.pitch, p->C + r0 * p->ldc + j0, p->ldc, mp, nb, &t->bytes_h2d);
             if ((*err = tb_inject(TB_STAGE_H2D, e)) != cudaSuccess)
                 return TB_STAGE_H2D;
-            cudaEventRecord(sl->in_done, L->h2d);
-            cudaEventRecord(L->mark[5], L->h2d);   /* the last one recorded marks the end of input */
+            cudaEventRecord(L->mark[5], in);   /* the last one recorded marks the end of input */
 
             /* Compute this panel as soon as its inputs are there. */
-            cudaStreamWaitEvent(L->comp, sl->in_done, 0);
-            cudaStreamWaitEvent(L->comp, sl->out_done, 0);
+            if (!one) {
+                cudaEventRecord(sl->in_done, in);
+                cudaStreamWaitEvent(L->comp, sl->in_done, 0);
+                cudaStreamWaitEvent(L->comp, sl->out_done, 0);
+            }
             tb_gemm_args g = g0;
             g.m = (int)mp;
             g.n = (int)nb;
@@ -629,6 +639,8 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
             if ((*err = tb_inject(TB_STAGE_LAUNCH, e)) != cudaSuccess)
                 return TB_STAGE_LAUNCH;
             cudaEventRecord(sl->k_done, L->comp);
+            if (one)
+                cudaEventRecord(L->mark[2], L->comp);   /* C's way back follows on this stream */
             t->panels++;
 
             /* Out: bring back the panel before this one (its kernel has had
@@ -637,19 +649,25 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
             while (out_next < r0 + mp && (out_next + pl.mp <= r0 || r0 + mp >= m)) {
                 const size_t omp = m - out_next < pl.mp ? m - out_next : pl.mp;
                 tb_slot *os = &L->slot[(q - (r0 - out_next) / pl.mp) % slots];
-                if ((*err = tb_inject(TB_STAGE_KERNEL, cudaEventSynchronize(os->k_done))) != cudaSuccess)
+                /* On one stream the download waits for the kernel on the
+                 * device; the host does not. */
+                e = one ? cudaSuccess : cudaEventSynchronize(os->k_done);
+                if ((*err = tb_inject(TB_STAGE_KERNEL, e)) != cudaSuccess)
                     return TB_STAGE_KERNEL;
                 if (first_out) {
-                    cudaEventRecord(L->mark[3], L->d2h);
+                    cudaEventRecord(L->mark[3], out);
                     first_out = 0;
                 }
                 e = out_next + omp >= m && j0 + nb >= n ? tb_inject(TB_STAGE_D2H, cudaSuccess) : cudaSuccess;
                 if (e == cudaSuccess)
-                    e = tb_download(L, p->C + out_next * p->ldc + j0, p->ldc, os->c.ptr, os->c.pitch,
+                    e = tb_download(L, out, p->C + out_next * p->ldc + j0, p->ldc, os->c.ptr, os->c.pitch,
                                     omp, nb, &t->bytes_d2h);
+                /* A kernel that failed shows here on one stream: name it. */
                 if ((*err = e) != cudaSuccess)
-                    return TB_STAGE_D2H;
-                cudaEventRecord(os->out_done, L->d2h);
+                    return one && !tb_fault_hit && cudaEventQuery(os->k_done) != cudaSuccess
+                               ? TB_STAGE_KERNEL : TB_STAGE_D2H;
+                if (!one)
+                    cudaEventRecord(os->out_done, out);
                 out_next += omp;
                 /* Rows [0, out_next) of this block are final now. */
                 t->done_cols_end = (int)(j0 + nb);
@@ -659,9 +677,11 @@ static tb_stage tb_gpu_run(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cud
         t->done_cols = (int)(j0 + nb);
         t->done_rows = 0;
     }
-    cudaEventRecord(L->mark[2], L->comp);
-    cudaEventRecord(L->mark[4], L->d2h);
-    if ((e = cudaStreamSynchronize(L->d2h)) != cudaSuccess || (e = cudaStreamSynchronize(L->comp)) != cudaSuccess) {
+    if (!one)
+        cudaEventRecord(L->mark[2], L->comp);
+    cudaEventRecord(L->mark[4], out);
+    if ((e = cudaStreamSynchronize(out)) != cudaSuccess ||
+        (!one && (e = cudaStreamSynchronize(L->comp)) != cudaSuccess)) {
         *err = e;
         return TB_STAGE_D2H;
     }

@@ -11,12 +11,15 @@
 #include <string.h>
 #include <strings.h>
 
-/* Auto mode never considers the GPU below this m*n*k. On the H200 machine a
- * forced-GPU 256^3 call lost narrowly to OpenBLAS (0.14 ms against 0.13 ms)
- * and 300^3 already won (0.16 against 0.20 ms): below 256^3 the GPU cannot
- * win, and the cost model (costmodel.c, with this machine's rates from
- * calibrate.c) decides above. */
-#define TB_DEFAULT_THRESHOLD (256.0 * 256.0 * 256.0)
+/* Auto mode never considers the GPU below this m*n*k. On the H200 machine
+ * (session 9, one stream and the seed kernel for small products) a forced
+ * GPU call took 0.054 ms at 128^3 against OpenBLAS's 0.049, and 0.059 at
+ * 150^3 against 0.066: the two meet between, and the cost model
+ * (costmodel.c, with this machine's rates from calibrate.c) decides from
+ * 150^3 up. Until session 8 a GPU call cost about 20 us more and the
+ * threshold was 256^3; session 9's sweep found the GPU faster than
+ * OpenBLAS by 1.9-2.0x at 230^3 and 200x200x400, below that. */
+#define TB_DEFAULT_THRESHOLD (150.0 * 150.0 * 150.0)
 
 static tb_settings tb_s;
 

@@ -147,6 +147,8 @@ TB_HIDDEN const tb_rates *tb_rates_builtin(void);
 TB_HIDDEN void tb_rates_publish(const tb_rates *r);
 TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
 TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
+/* The seed kernel's time for a small product with this K and flops. */
+TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
 /* What auto mode learned from its own calls (costmodel.c): the predictions
  * scaled by what calls of this shape class took on each route; 1 when a
  * learned scale was applied; *tried (when not NULL) gets a bit per route

@@ -3,6 +3,7 @@
  * and the route and reason the dispatcher gives each kind of call. Linked
  * against the library's objects, so it sees the hidden internals. */
 #include "tb_internal.h"
+#include "tb_kernels.h"
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,6 +114,31 @@ static void test_model(void)
     tb_normalise(&c, &p);
     tb_predict(&p, &cpu_s, &gpu_s);
     CHECK(gpu_s < cpu_s, "2048^3 is predicted faster on the GPU (%.2f ms vs %.2f ms)", gpu_s * 1e3, cpu_s * 1e3);
+
+    /* Small products run on the seed kernel, and the model counts its
+     * phases: a long K costs far more than its flops say (64x64x2048: 55
+     * us measured on the H200; 0.4 us at the tensor-core rate). */
+    CHECK(tb_kernel_small(256, 256, 256) && tb_kernel_small(64, 64, 2048) &&
+          !tb_kernel_small(512, 512, 512) && !tb_kernel_small(2048, 2048, 2048),
+          "the seed kernel below 2.2e8 flops only");
+    const double seed = tb_seed_kernel_s(2048, 2.0 * 64 * 64 * 2048);
+    CHECK(seed > 45e-6 && seed < 65e-6, "64x64x2048 on the seed kernel: %.1f us", seed * 1e6);
+    double pc_long, pg_long, pc_short, pg_short;
+    c = row_nn(64, 64, 2048);
+    tb_normalise(&c, &p);
+    tb_predict(&p, &pc_long, &pg_long);
+    c = row_nn(512, 512, 32);   /* the same flops, a short K */
+    tb_normalise(&c, &p);
+    tb_predict(&p, &pc_short, &pg_short);
+    CHECK(pg_long > pg_short + 30e-6 && pc_long > 0.0 && pc_short > 0.0,
+          "a long K costs the seed kernel phases (%.1f against %.1f us, though the short K moves "
+          "2.3x the bytes)", pg_long * 1e6, pg_short * 1e6);
+    /* One core writes C too: a rank-1 update with 64 MB of C is not 0.24 ms. */
+    c = row_nn(4000, 4000, 1);
+    tb_normalise(&c, &p);
+    tb_predict(&p, &cpu_s, &gpu_s);
+    CHECK(cpu_s > 4.0 * 4000 * 4000 / tb_rates_get()->cpu_c_bps,
+          "4000x4000x1 on the CPU: %.3f ms, at least C's memory", cpu_s * 1e3);
     c.beta = 1.0f;
     tb_normalise(&c, &p);
     double cpu2, gpu2;
