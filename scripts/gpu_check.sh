@@ -53,6 +53,7 @@ if want calibrate; then
 step "calibrate: this machine's rates for the decision, measured on a quiet machine"
 $B/tiledblas calibrate; echo "exit $?"
 $B/tiledblas info | grep "^cost model"
+cp /tmp/tb-cache/rates-*.txt "$out/" 2>/dev/null   # the rates and the small-call grid's times
 fi
 if want xscblat3; then
 step "xscblat3, forced GPU, default deck, with decision lines"
@@ -146,6 +147,10 @@ shapes=$shapes,4000x4000x1,200x200x400
 # an OpenBLAS call both take 0.05-0.3 ms and the model is least sure.
 shapes=$shapes,100,128,150,160,200,230,100x300x500,64x1024x128,64x64x2048,128x128x512
 shapes=$shapes,512x512x32,1024x1024x8,2048x2048x2
+# Small shapes off the points of calibrate.c's small-call grid (session 10),
+# so that what the sweep sees there comes from interpolating between them.
+shapes=$shapes,96x768x200,180x180x700,48x1500x100,700x700x20,3000x3000x3,120x2000x60
+shapes=$shapes,1500x40x900,350x350x90
 shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
 step "the decision across $(echo $shapes | tr , '\n' | wc -l) shapes: CPU only, GPU only, and auto (the cost model), end to end"
 : > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"

@@ -4,8 +4,8 @@
  * another GPU, a slower PCIe link, fewer cores, another CPU BLAS - they send
  * calls the wrong way. So on the first call that may go to the GPU, auto
  * mode reads this machine's rates from the user's cache directory, or, when
- * there are none yet, measures them (about 0.35 s, once per machine) and
- * caches them. `tiledblas calibrate` measures again on request.
+ * there are none yet, measures them (about 1.1 s on the H200 machine, once
+ * per machine) and caches them. `tiledblas calibrate` measures again on request.
  *
  * What is measured, each through the path real calls take (the GPU first,
  * once OpenBLAS's threads are idle, then the CPU BLAS):
@@ -24,7 +24,11 @@
  *              and a 256^3 call: what it costs beyond its bytes and flops
  *              becomes the fixed cost when that is more than the 64^3 call;
  *   kernel     1024x4096x4096 on device buffers, the size of the pipeline's
- *              panels, timed with events.
+ *              panels, timed with events;
+ *   grid       both routes at the 259 shapes of the small-call grid
+ *              (costmodel.c), GPU after the GPU's rates, CPU after the
+ *              CPU's (a calibration took 1.12-1.14 s with it in session
+ *              10, 0.35 s without it in session 9).
  * A rate outside plausible bounds keeps its built-in value.
  *
  * The cache file is text, one rate per line, under a key naming the GPU
@@ -49,8 +53,12 @@
 
 /* Bumped whenever a cached rate changes meaning (costmodel.c), so that files
  * written by an older model are measured again. 2: the CPU's time for C's
- * traffic adds to its flops instead of overlapping them. */
-#define TB_MODEL_REVISION 2
+ * traffic adds to its flops instead of overlapping them. 3: the small-call
+ * grid. */
+#define TB_MODEL_REVISION 3
+
+/* The cache file's largest size: the rates and up to 448 grid lines. */
+#define TB_CAL_TEXT 32768
 
 #define TB_EXPORT __attribute__((visibility("default")))
 
@@ -97,7 +105,45 @@ int tb_calibration_format(const tb_rates *r, const char *key, const char *when, 
     for (int i = 0; i < TB_NCAL && n >= 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - n, "%s %.6g\n", tb_cal_fields[i].name,
                       *tb_field((tb_rates *)r, i));
+    /* The grid: "grid M N K cpu_s gpu_s", one line per measured shape. */
+    for (int i = 0; i < TB_GRID_MN; i++)
+        for (int j = 0; j < TB_GRID_MN; j++)
+            for (int l = 0; l < TB_GRID_K && n >= 0 && (size_t)n < len; l++)
+                if (r->grid[0][i][j][l] > 0.0f && r->grid[1][i][j][l] > 0.0f)
+                    n += snprintf(buf + n, len - n, "grid %d %d %d %.4g %.4g\n", 32 << i, 32 << j,
+                                  1 << 2 * l, r->grid[0][i][j][l], r->grid[1][i][j][l]);
     return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* log2 of x when x is a power of two, else -1. */
+static int tb_log2_exact(int x)
+{
+    for (int l = 0; l < 31; l++)
+        if (x == 1 << l)
+            return l;
+    return -1;
+}
+
+/* One "grid M N K cpu_s gpu_s" line (without "grid "): 0 when it names a
+ * shape of the grid and two plausible times. */
+static int tb_grid_line(const char *text, size_t len, tb_rates *r)
+{
+    char buf[128];
+    int m, n, k, used = 0;
+    double tc, tg;
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (sscanf(buf, "%d %d %d %lf %lf%n", &m, &n, &k, &tc, &tg, &used) != 5 || buf[used])
+        return -1;
+    const int i = tb_log2_exact(m) - 5, j = tb_log2_exact(n) - 5, lk = tb_log2_exact(k);
+    if (lk < 0 || lk % 2 || !tb_grid_wanted(i, j, lk / 2) || !(tc >= 1e-7 && tc <= 10.0) ||
+        !(tg >= 1e-7 && tg <= 10.0))
+        return -1;
+    r->grid[TB_ROUTE_CPU][i][j][lk / 2] = (float)tc;
+    r->grid[TB_ROUTE_GPU][i][j][lk / 2] = (float)tg;
+    return 0;
 }
 
 int tb_calibration_parse(const char *text, const char *key, tb_rates *out)
@@ -109,6 +155,8 @@ int tb_calibration_parse(const char *text, const char *key, tb_rates *out)
         size_t l = eol ? (size_t)(eol - line) : strlen(line);
         if (l > 4 && strncmp(line, "key ", 4) == 0)
             key_ok = l - 4 == strlen(key) && strncmp(line + 4, key, l - 4) == 0;
+        if (l > 5 && strncmp(line, "grid ", 5) == 0 && tb_grid_line(line + 5, l - 5, &r) != 0)
+            return -1;
         for (int i = 0; i < TB_NCAL; i++) {
             size_t nl = strlen(tb_cal_fields[i].name);
             if (l > nl + 1 && strncmp(line, tb_cal_fields[i].name, nl) == 0 && line[nl] == ' ') {
@@ -205,7 +253,7 @@ int tb_calibration_path(char *path, size_t len, char *key, size_t klen)
 
 static int tb_cal_load(const char *path, const char *key, tb_rates *r)
 {
-    char text[4096];
+    char text[TB_CAL_TEXT];
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
@@ -219,7 +267,7 @@ static int tb_cal_load(const char *path, const char *key, tb_rates *r)
  * it, so that a reader never sees half a file. */
 static int tb_cal_save(const char *path, const char *key, const tb_rates *r)
 {
-    char dir[1200], text[4096], when[40], tmp[1300];
+    char dir[1200], text[TB_CAL_TEXT], when[40], tmp[1300];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash)
@@ -364,20 +412,51 @@ static void tb_keep(tb_rates *r, int field, double v)
         *tb_field(r, field) = v;
 }
 
+/* The small-call grid (costmodel.c) on one route: each shape's fastest of
+ * three calls after a warm-up, largest C first (the GPU path's buffers grow
+ * once), then tb_grid_monotone. A failed GPU call leaves the grid empty:
+ * -1. */
+static int tb_measure_grid(tb_rates *r, tb_route route, const float *A, const float *B, float *C)
+{
+    float (*g)[TB_GRID_MN][TB_GRID_K] = r->grid[route];
+    for (int s = TB_GRID_MN - 1 + TB_GRID_MN - 1; s >= 0; s--)
+        for (int i = 0; i < TB_GRID_MN; i++)
+            for (int l = TB_GRID_K - 1; l >= 0; l--) {
+                const int j = s - i;
+                if (!tb_grid_wanted(i, j, l))
+                    continue;
+                const tb_problem q = tb_grid_shape(i, j, l, A, B, C);
+                double t = tb_time(&q, 3, route == TB_ROUTE_GPU);
+                if (t <= 0.0) {
+                    memset(r->grid, 0, sizeof r->grid);
+                    return -1;
+                }
+                g[i][j][l] = (float)t;
+            }
+    tb_grid_monotone(r, route);
+    return 0;
+}
+
 int tb_calibrate_measure(tb_rates *r, const char **why)
 {
     *r = *tb_rates_builtin();
     const int M = 2048, N = 2048, K = 1024, F = 4096;   /* F: the flat calls' C is F x F */
-    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * 2048 * N);
+    /* A and B hold any grid shape's operand: m k and k n are at most 2^23. */
+    const size_t AB = (size_t)1 << 23;
+    float *A = malloc(sizeof(float) * AB), *B = malloc(sizeof(float) * AB);
     float *C = malloc(sizeof(float) * F * F), *C8 = malloc(sizeof(float) * 8 * 4 * F);
     int rc = -1;
     *why = "out of host memory";
     if (!A || !B || !C || !C8)
         goto out;
     tb_fill(A, (size_t)M * K, 1);
-    tb_fill(B, (size_t)2048 * N, 2);
+    tb_fill(B, (size_t)M * K, 2);
     tb_fill(C, (size_t)M * N, 3);
-    for (size_t i = 1; i < (size_t)F * F / ((size_t)M * N); i++)   /* touched, not zero pages */
+    for (size_t i = 1; i < AB / ((size_t)M * K); i++) {   /* touched, not zero pages */
+        memcpy(A + i * M * K, A, sizeof(float) * M * K);
+        memcpy(B + i * M * K, B, sizeof(float) * M * K);
+    }
+    for (size_t i = 1; i < (size_t)F * F / ((size_t)M * N); i++)
         memcpy(C + i * M * N, C, sizeof(float) * M * N);
 
     const double c_bytes = 4.0 * F * F, ab_bytes = 4.0 * (F * 8 + 8 * F);
@@ -417,6 +496,8 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     var.gpu_fixed_s = 0.0;
     tb_predict_with(&var, &mid, &pc, &pg);
     tb_keep(r, 4, fmax(t_tiny, t_mid - pg));
+    if (tb_measure_grid(r, TB_ROUTE_GPU, A, B, C) != 0)
+        goto out;
 
     /* The CPU BLAS: a line through a large and a small call. */
     const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
@@ -438,6 +519,7 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
     double t_flat = tb_time(&flat, 5, 0), t_c = t_flat - r->cpu_fixed_s;
     tb_keep(r, 8, c_bytes / fmax(t_c - 2.0 * F * F * 8 / r->cpu_flops, 0.5 * t_c));
+    tb_measure_grid(r, TB_ROUTE_CPU, A, B, C);
 
     rc = 0;
 out:
@@ -457,20 +539,43 @@ int tb_rates_final(void)
 
 static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
 {
-    snprintf(buf, len,
+    /* The grid: how far the measured times stand from the formulas. */
+    double lo[2] = {1e300, 1e300}, hi[2] = {0.0, 0.0};
+    int shapes = 0;
+    for (int i = 0; i < TB_GRID_MN; i++)
+        for (int j = 0; j < TB_GRID_MN; j++)
+            for (int l = 0; l < TB_GRID_K; l++) {
+                if (!(r->grid[0][i][j][l] > 0.0f) || !(r->grid[1][i][j][l] > 0.0f))
+                    continue;
+                const tb_problem q = tb_grid_shape(i, j, l, NULL, NULL, NULL);
+                double t[2];
+                tb_predict_with(r, &q, &t[0], &t[1]);
+                for (int k = 0; k < 2; k++) {
+                    lo[k] = fmin(lo[k], r->grid[k][i][j][l] / t[k]);
+                    hi[k] = fmax(hi[k], r->grid[k][i][j][l] / t[k]);
+                }
+                shapes++;
+            }
+    char grid[160] = "; no small-call grid";
+    if (shapes)
+        snprintf(grid, sizeof grid, "; small-call grid: %d shapes, measured / formula %.2f-%.2f "
+                 "on the CPU, %.2f-%.2f on the GPU", shapes, lo[0], hi[0], lo[1], hi[1]);
+    int n = snprintf(buf, len,
              "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f, "
              "C at %.0f GB/s), GPU kernel %.1f TFLOP/s, host->device %.1f GB/s, device->host "
              "%.1f GB/s, %.0f us a GPU call",
              r->cpu_flops * 1e-9, r->cpu_fixed_s * 1e6, r->cpu_core_flops * 1e-9, r->thin_dim,
              r->cpu_c_bps * 1e-9,
              r->gpu_flops * 1e-12, r->h2d_bps * 1e-9, r->d2h_bps * 1e-9, r->gpu_fixed_s * 1e6);
+    if (n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - n, "%s", grid);
 }
 
 /* Measure, save, publish; the lock is held. force: do not read the cache. */
 static int tb_cal_locked(int force, char *report, size_t rlen)
 {
     const tb_settings *s = tb_settings_get();
-    char path[1100], key[2048], line[400];
+    char path[1100], key[2048], line[600];
     int have_path = tb_calibration_path(path, sizeof path, key, sizeof key) == 0;
     int changed = 0;
     if (!force && have_path && tb_cal_load(path, key, &tb_cal_rates) == 0) {
@@ -537,7 +642,7 @@ void tb_calibration_describe(char *buf, size_t len)
         snprintf(buf, len, "this machine's, cached in %s (read on the first GPU call)", path);
     else
         snprintf(buf, len, "built in (H200 machine) until the first GPU call measures this "
-                 "machine's (about 0.35 s) and caches them in %s", path);
+                 "machine's (about 1.1 s) and caches them in %s", path);
 }
 
 TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)

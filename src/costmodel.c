@@ -5,6 +5,7 @@
  * machine's own (README "How the GPU/CPU decision is made"). */
 #include "tb_internal.h"
 #include "tb_kernels.h"
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -57,6 +58,15 @@ double tb_seed_kernel_s(int k, double flop)
     return TB_SEED_LAUNCH_S + (phases > arith ? phases : arith);
 }
 
+/* Small products go in one piece, a panel's fixed costs would dominate;
+ * larger ones in 4 panels of rows, the largest in 8 (before gpu.c's device
+ * memory cap thins them further). */
+int tb_panel_count(const tb_problem *p)
+{
+    const double work = (double)p->m * p->n * p->k;
+    return work < 256.0 * 1024 * 1024 ? 1 : work < 2e9 ? 4 : 8;
+}
+
 /* The GPU path (gpu.c) uploads op(B) first, then streams panels of A in
  * and panels of C out while the kernel computes the panels before them:
  * B's upload is paid in full, then the slower of the streaming and the
@@ -65,9 +75,15 @@ double tb_seed_kernel_s(int k, double flop)
  * holds it: 10000x10000x8, all C's bytes, was predicted 11.8 ms on the
  * GPU and took 9.3, and auto mode kept it on a CPU that took 10.6-16.) With
  * one panel nothing overlaps: A in, the kernel, C out, one after another. */
-void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
+double tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 {
-    tb_predict_with(tb_rates_get(), p, cpu_s, gpu_s);
+    const tb_rates *r = tb_rates_get();
+    double f[2];
+    tb_predict_with(r, p, cpu_s, gpu_s);
+    const double known = tb_grid_factor(r, p, f);
+    *cpu_s *= f[TB_ROUTE_CPU];
+    *gpu_s *= f[TB_ROUTE_GPU];
+    return known;
 }
 
 void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
@@ -77,7 +93,7 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double b_in = reads_ab ? 4.0 * k * n : 0.0;
     double a_in = (reads_ab ? 4.0 * m * k : 0.0) + (p->beta != 0.0f ? 4.0 * m * n : 0.0);
     double c_out = 4.0 * m * n;
-    double panels = m * n * k < 256.0 * 1024 * 1024 ? 1.0 : m * n * k < 2e9 ? 4.0 : 8.0;
+    double panels = tb_panel_count(p);
     double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / r->gpu_flops;
     if (panels == 1.0 && tb_kernel_small(p->m, p->n, p->k))
         compute = tb_seed_kernel_s(p->k, flop);
@@ -106,6 +122,99 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double cpu_compute = flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
     double all_cores = r->cpu_fixed_s + cpu_compute + cpu_memory;
     *cpu_s = one_core < all_cores ? one_core : all_cores;
+}
+
+/* ---- The small-call grid ----------------------------------------------------
+ *
+ * Where a call takes 0.05-1 ms the two routes are close, and the formulas
+ * above are least sure: OpenBLAS changes its thread count and its split of
+ * the work with the shape, and over the sweeps of sessions 8 and 9 small
+ * calls ran at 0.53 (64x1024x128) to 1.9 (200x200x400) times the CPU's
+ * formula and 0.75 to 1.25 times the GPU's. One call per route and class
+ * to find out costs more than a call: an OpenBLAS call slows the GPU calls
+ * after it for 0.1 s (dispatch.c). So calibrate.c measures both routes,
+ * once per machine, at the shapes of a grid: m and n every power of 2 from
+ * 32 to 4096, k every power of 4 from 1 to 4096, where 2^20 <= mnk <= 2^28
+ * (259 shapes). A call inside the grid's box is predicted by the formulas
+ * times measured / formula, interpolated in log2 m, log2 n and log2 k
+ * between the 8 grid shapes around it, in logarithms. A shape that was not
+ * measured (beyond the grid's mnk range) counts as 1, so the correction
+ * fades out at the grid's edge instead of carrying a corner's far. */
+
+int tb_grid_wanted(int i, int j, int l)
+{
+    const int lg = 10 + i + j + 2 * l;
+    return i >= 0 && i < TB_GRID_MN && j >= 0 && j < TB_GRID_MN && l >= 0 && l < TB_GRID_K &&
+           lg >= TB_GRID_MIN_LOG && lg <= TB_GRID_MAX_LOG;
+}
+
+tb_problem tb_grid_shape(int i, int j, int l, const float *A, const float *B, float *C)
+{
+    const int m = 32 << i, n = 32 << j, k = 1 << 2 * l;
+    return (tb_problem){m, n, k, 0, 0, 1.0f, 0.0f, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+}
+
+/* No shape keeps a time above that of a shape larger in one dimension: a
+ * product smaller in every dimension does not take longer, so such a time
+ * was disturbed (in session 10's first calibration 32x2048x256 took 0.34 ms
+ * on the CPU, 64x2048x256 0.18). Larger neighbours are settled first. */
+void tb_grid_monotone(tb_rates *r, int route)
+{
+    float (*g)[TB_GRID_MN][TB_GRID_K] = r->grid[route];
+    for (int i = TB_GRID_MN - 1; i >= 0; i--)
+        for (int j = TB_GRID_MN - 1; j >= 0; j--)
+            for (int l = TB_GRID_K - 1; l >= 0; l--) {
+                if (!tb_grid_wanted(i, j, l))
+                    continue;
+                if (tb_grid_wanted(i + 1, j, l))
+                    g[i][j][l] = fminf(g[i][j][l], g[i + 1][j][l]);
+                if (tb_grid_wanted(i, j + 1, l))
+                    g[i][j][l] = fminf(g[i][j][l], g[i][j + 1][l]);
+                if (tb_grid_wanted(i, j, l + 1))
+                    g[i][j][l] = fminf(g[i][j][l], g[i][j][l + 1]);
+            }
+}
+
+/* A grid shape's say is held to 4x either way: one disturbed measurement
+ * must not turn the decision around for a whole region. */
+#define TB_GRID_CLAMP 1.3862943611198906   /* log(4) */
+
+static double tb_clamp_log(double x)
+{
+    return x > TB_GRID_CLAMP ? TB_GRID_CLAMP : x < -TB_GRID_CLAMP ? -TB_GRID_CLAMP : x;
+}
+
+double tb_grid_factor(const tb_rates *r, const tb_problem *p, double f[2])
+{
+    f[0] = f[1] = 1.0;
+    if (p->m <= 0 || p->n <= 0 || p->k <= 0)
+        return 0.0;
+    const double x = log2(p->m) - 5.0, y = log2(p->n) - 5.0, z = log2(p->k) / 2.0;
+    if (!(x >= 0.0 && x <= TB_GRID_MN - 1 && y >= 0.0 && y <= TB_GRID_MN - 1 && z >= 0.0 &&
+          z <= TB_GRID_K - 1))
+        return 0.0;
+    /* The cell's lower corner; on the box's upper face, the cell below it. */
+    const int i0 = x < TB_GRID_MN - 1 ? (int)x : TB_GRID_MN - 2;
+    const int j0 = y < TB_GRID_MN - 1 ? (int)y : TB_GRID_MN - 2;
+    const int l0 = z < TB_GRID_K - 1 ? (int)z : TB_GRID_K - 2;
+    const double fx = x - i0, fy = y - j0, fz = z - l0;
+    double lg[2] = {0.0, 0.0}, known = 0.0;
+    for (int c = 0; c < 8; c++) {
+        const int i = i0 + (c & 1), j = j0 + (c >> 1 & 1), l = l0 + (c >> 2);
+        const double w = (c & 1 ? fx : 1.0 - fx) * (c & 2 ? fy : 1.0 - fy) * (c & 4 ? fz : 1.0 - fz);
+        const double tc = r->grid[TB_ROUTE_CPU][i][j][l], tg = r->grid[TB_ROUTE_GPU][i][j][l];
+        if (!(w > 0.0) || !(tc > 0.0) || !(tg > 0.0))
+            continue;
+        const tb_problem q = tb_grid_shape(i, j, l, NULL, NULL, NULL);
+        double pc, pg;
+        tb_predict_with(r, &q, &pc, &pg);
+        lg[TB_ROUTE_CPU] += w * tb_clamp_log(log(tc / pc));
+        lg[TB_ROUTE_GPU] += w * tb_clamp_log(log(tg / pg));
+        known += w;
+    }
+    f[0] = exp(lg[0]);
+    f[1] = exp(lg[1]);
+    return known;
 }
 
 /* ---- Learning from the calls themselves ----------------------------------
@@ -224,15 +333,24 @@ int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s, unsigned 
 #define TB_RECHECK_FIRST 16
 #define TB_RECHECK_LAST 1024
 #define TB_RECHECK_SPAN 2.0
+/* A route judged on two calls or fewer gets one more chance up to 4x: in
+ * session 10's sweep the first two CPU calls of 64x1024x128 in one process,
+ * right after CUDA started, took 0.21 ms where OpenBLAS takes 0.066, and
+ * the class stayed on a GPU taking 0.088 for its 200 calls. One re-check
+ * costs at most one call 4x slow; it makes three calls, and the 2x span
+ * holds again. */
+#define TB_RECHECK_SPAN_FEW 4.0
+#define TB_RECHECK_FEW 2
 
 int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chosen_s, double other_s)
 {
     const int c = chosen == TB_ROUTE_GPU, o = !c;
-    if (!(other_s <= TB_RECHECK_SPAN * chosen_s) || pthread_mutex_trylock(&tb_learn_lock) != 0)
+    if (!(other_s <= TB_RECHECK_SPAN_FEW * chosen_s) || pthread_mutex_trylock(&tb_learn_lock) != 0)
         return 0;
     int now = 0;
     tb_learn_slot *s = tb_learn_find(tb_learn_key(p), 0);
-    if (s && s->seen[c] > 0 && s->seen[o] > 0) {
+    const double span = s && s->seen[o] <= TB_RECHECK_FEW ? TB_RECHECK_SPAN_FEW : TB_RECHECK_SPAN;
+    if (s && s->seen[c] > 0 && s->seen[o] > 0 && other_s <= span * chosen_s) {
         if (s->every == 0)
             s->every = TB_RECHECK_FIRST;
         if (++s->since >= s->every) {

@@ -498,9 +498,7 @@ static size_t tb_plan_bytes(const tb_problem *p, size_t mp, size_t nb, int slots
 static int tb_make_plan(tb_lane *L, const tb_problem *p, tb_plan *pl)
 {
     size_t m = (size_t)p->m, n = (size_t)p->n;
-    double work = (double)p->m * p->n * p->k;
-    /* Small products go in one piece: a panel's fixed costs would dominate. */
-    size_t panels = work < 256.0 * 1024 * 1024 ? 1 : work < 2e9 ? 4 : 8;
+    size_t panels = (size_t)tb_panel_count(p);
     size_t mp = panels == 1 ? m : tb_round_up((m + panels - 1) / panels, 128);
     if (mp > m)
         mp = m;

@@ -132,6 +132,10 @@ typedef struct tb_decision {
 } tb_decision;
 
 /* ---- Functions in costmodel.c: predicted seconds on each route ---- */
+#define TB_GRID_MN 8       /* m and n: 32, 64, ..., 4096 */
+#define TB_GRID_K 7        /* k: 1, 4, 16, ..., 4096 */
+#define TB_GRID_MIN_LOG 20 /* measured where 2^20 <= m n k <= 2^28 */
+#define TB_GRID_MAX_LOG 28
 typedef struct tb_rates {
     double cpu_flops, cpu_fixed_s;       /* the CPU BLAS on all its threads    */
     double cpu_core_flops;               /* ... and on one                     */
@@ -139,14 +143,36 @@ typedef struct tb_rates {
     double h2d_bps, d2h_bps;             /* host <-> device copies             */
     double thin_dim;                     /* CPU: min(m, n) below this runs slow */
     double cpu_c_bps;                    /* CPU: bytes of C a second when K is small */
+    /* Both routes' times measured at small shapes, where the two are close
+     * and the formulas least sure (calibrate.c measures them, tb_predict
+     * scales its times by them): m, n = 2^(5+i), 2^(5+j) (32..4096), k =
+     * 4^l (1..4096), row-major NN, beta = 0; seconds, 0 where not measured. */
+    float grid[2][TB_GRID_MN][TB_GRID_MN][TB_GRID_K];   /* [route][i][j][l] */
 } tb_rates;
 /* The rates in use: the built-in ones until calibrate.c publishes measured
  * ones (tb_rates_publish, once). */
 TB_HIDDEN const tb_rates *tb_rates_get(void);
 TB_HIDDEN const tb_rates *tb_rates_builtin(void);
 TB_HIDDEN void tb_rates_publish(const tb_rates *r);
-TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
+/* Returns how much of the times came from the small-call grid's
+ * measurements (0: the formulas alone, 1: measured shapes all around). */
+TB_HIDDEN double tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
 TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
+/* The grid's say on p (rates r): in f[route], measured time over the
+ * formulas' time, interpolated between the grid shapes around p; 1 where
+ * nothing around p was measured. Returns the interpolation weight of the
+ * measured shapes around p, 0 to 1. */
+TB_HIDDEN double tb_grid_factor(const tb_rates *r, const tb_problem *p, double f[2]);
+/* The grid shape at [i][j][l] as a problem on the given buffers. */
+TB_HIDDEN tb_problem tb_grid_shape(int i, int j, int l, const float *A, const float *B, float *C);
+/* Lowers each measured time of one route's grid to those of the shapes
+ * one step larger in m, n or k (calibrate.c, after measuring). */
+TB_HIDDEN void tb_grid_monotone(tb_rates *r, int route);
+/* 1 when the grid shape at [i][j][l] is one calibrate.c measures. */
+TB_HIDDEN int tb_grid_wanted(int i, int j, int l);
+/* How many panels of rows the GPU path streams C in (gpu.c's plan, the
+ * model's P), before the device memory cap thins them. */
+TB_HIDDEN int tb_panel_count(const tb_problem *p);
 /* The seed kernel's time for a small product with this K and flops. */
 TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
 /* What auto mode learned from its own calls (costmodel.c): the predictions
@@ -174,7 +200,7 @@ TB_HIDDEN tb_route tb_auto_route(const tb_problem *p, double model[2], double *c
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement
- * (about 0.35 s) saved to the cache, or the built-in ones (TILEDBLAS_CALIBRATE
+ * (about 1.1 s) saved to the cache, or the built-in ones (TILEDBLAS_CALIBRATE
  * =off, or the measurement failed). Needs the GPU started; thread-safe, runs
  * once. Returns 1 when the rates changed (predict again). */
 TB_HIDDEN int tb_calibrate_ensure(void);
