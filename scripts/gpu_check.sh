@@ -6,7 +6,8 @@
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
-#   TB_SWEEP_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds (2) and shapes;
+#   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
+#          (2; 4 for shapes under 1 GFLOP) and shapes;
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   TB_SWITCH_SHAPES: step switch's shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
@@ -128,7 +129,14 @@ if want sweep; then
 # Each shape runs forced-GPU and then auto in two processes back to back,
 # and the whole list twice; the table keeps the fastest of each. (Two
 # separate passes over the list put minutes between the columns, and this
-# machine's speed drifts by 20-30% over minutes.)
+# machine's speed drifts by 20-30% over minutes.) Shapes under 1 GFLOP get
+# TB_SWEEP_SMALL_ROUNDS rounds (4): their calls take 0.05-0.5 ms, each
+# route alone moves 5-15% from one process to the next, and with two
+# processes a column the faster of CPU and GPU is the luckier of four where
+# auto gets two. The auto processes run as a user would, without decision
+# lines (a line costs a call 1.5-2 us here); TILEDBLAS_STATS (0.3 us a
+# call) says where their calls went. One more process, not timed, prints
+# the first decision of every shape for the model's residuals.
 shapes=512,1024,2048,4096,8192,8192x8192x16,8192x8192x64,8192x8192x256,4096x4096x32,4096x4096x128
 shapes=$shapes,256x256x65536,512x512x32768,1024x1024x16384,128x128x100000,64x4096x4096
 shapes=$shapes,65536x256x256,32768x512x512,16384x1024x1024,100000x64x64,65536x128x1024
@@ -152,20 +160,27 @@ shapes=$shapes,512x512x32,1024x1024x8,2048x2048x2
 shapes=$shapes,96x768x200,180x180x700,48x1500x100,700x700x20,3000x3000x3,120x2000x60
 shapes=$shapes,1500x40x900,350x350x90
 shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
-step "the decision across $(echo $shapes | tr , '\n' | wc -l) shapes: CPU only, GPU only, and auto (the cost model), end to end"
-: > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"
-for round in $(seq ${TB_SWEEP_ROUNDS:-2}); do
-    for s in $(echo $shapes | tr , ' '); do
+small=$(echo $shapes | tr , '\n' | awk '{ d = $0; sub(/[:+].*/, "", d); n = split(d, x, "x")
+        if (n == 1) x[2] = x[3] = x[1]; if (2 * x[1] * x[2] * x[3] < 1e9) print $0 }' | tr '\n' ,)
+rounds=${TB_SWEEP_ROUNDS:-2}; small_rounds=${TB_SWEEP_SMALL_ROUNDS:-4}
+step "the decision across $(echo $shapes | tr , '\n' | wc -l) shapes ($(echo $small | tr , '\n' | grep -c .) under 1 GFLOP): CPU only, GPU only, and auto (the cost model), end to end"
+: > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"; : > "$out/sweep-auto-stats.jsonl"
+for round in $(seq $(( rounds > small_rounds ? rounds : small_rounds ))); do
+    list=$shapes; [ $round -gt $rounds ] && list=$small
+    for s in $(echo $list | tr , ' '); do
         TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --shapes $s --reps 5 | grep -E '^[0-9]+x' >> "$out/sweep-gpu.txt"
-        TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $s --reps 5 --no-naive 2>> "$out/sweep-auto.err" \
-            | grep -E '^[0-9]+x' >> "$out/sweep-auto.txt"
+        echo "{\"sweep\":\"$s\"}" >> "$out/sweep-auto-stats.jsonl"
+        TILEDBLAS_STATS=$out/sweep-auto-stats.jsonl $B/bench_e2e $TBLIB --shapes $s --reps 5 --no-naive \
+            2>> "$out/sweep-auto.err" | grep -E '^[0-9]+x' >> "$out/sweep-auto.txt"
     done
 done
+TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $shapes --reps 1 --no-naive > "$out/sweep-decisions.txt" \
+    2> "$out/sweep-decisions.err"
 awk -f "$root/scripts/sweep_table.awk" \
-    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" | tee "$out/sweep.txt"
+    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto-stats.jsonl" | tee "$out/sweep.txt"
 echo "-- the cost model against the clock, per shape (first decision line against the fastest round):"
 awk -f "$root/scripts/model_residuals.awk" \
-    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto.err" > "$out/model-residuals.txt"
+    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-decisions.err" > "$out/model-residuals.txt"
 tail -2 "$out/model-residuals.txt"
 echo "-- the naive offload (cudaMalloc, pageable cudaMemcpy, our kernel, cudaMemcpy back) on the same shapes:"
 awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+(:[NT][NT])?(\+[0-9]+)?$/ {

@@ -179,7 +179,7 @@ TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
  * scaled by what calls of this shape class took on each route; 1 when a
  * learned scale was applied; *tried (when not NULL) gets a bit per route
  * (1 << TB_ROUTE_CPU, 1 << TB_ROUTE_GPU) that calls of the class have run
- * on. tb_learn_record() notes one call's time on the route it took against
+ * on, and one (4 << route) per route that has taught at least twice. tb_learn_record() notes one call's time on the route it took against
  * the model's time for it (unscaled, as tb_predict gave it);
  * tb_learn_forget() clears everything (tests). */
 TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s, unsigned *tried);
@@ -194,7 +194,8 @@ TB_HIDDEN int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chos
  * changed them, *recheck when the call goes the slower way to re-measure,
  * *kept 1 when it stays on the route the class has measured although the
  * other, never tried, is predicted a little faster, 2 when neither has run
- * and the model's times are close: the GPU first (TB_TRY_MARGIN). */
+ * and the model's times are close: the GPU first (TB_TRY_MARGIN), 3 when a
+ * class measured on the CPU only tries the GPU, predicted close. */
 TB_HIDDEN tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
                                  int *learned, int *recheck, int *kept);
 

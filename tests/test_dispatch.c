@@ -609,15 +609,37 @@ static void test_learning_sequence(void)
     }
     learn_run(700, 200, 900, 1.0, 1.25 * pc / pg, r);
     CHECK(!strcmp(r, "gggccc"), "the untried CPU predicted 25%% faster: routes %s, want gggccc", r);
-    /* The same the other way: the model's CPU choice for 8192x8192x4 runs
-     * 1.1x the GPU's prediction: kept on the CPU. */
+    /* The other way round it is cheap to try (dispatch.c, gpu-try): the
+     * model's CPU choice for 8192x8192x4 runs 1.1x the GPU's prediction;
+     * after two CPU calls the GPU is tried (its first call grows buffers
+     * and does not teach), found faster, and kept. */
     tb_call c4 = row_nn(8192, 8192, 4);
     tb_problem p4;
     tb_normalise(&c4, &p4);
     double pc4, pg4;
     tb_predict(&p4, &pc4, &pg4);
     learn_run(8192, 8192, 4, 1.1 * pg4 / pc4, 1.0, r);
-    CHECK(pc4 < pg4 && !strcmp(r, "cccccc"), "the untried GPU predicted 10%% faster: routes %s, want cccccc", r);
+    CHECK(pc4 < pg4 && !strcmp(r, "ccgggg"), "the untried GPU predicted 10%% faster: routes %s, want ccgggg", r);
+    /* The GPU tried and found 10% slower than the CPU: back to the CPU. */
+    learn_run(8192, 8192, 4, 1.1 * pg4 / pc4, 1.21, r);
+    CHECK(!strcmp(r, "ccggcc"), "the tried GPU 10%% slower: routes %s, want ccggcc", r);
+    /* Not close (the GPU predicted 1.3x the CPU's measured time): no try. */
+    learn_run(8192, 8192, 4, pg4 / pc4 / 1.3, 1.0, r);
+    CHECK(!strcmp(r, "cccccc"), "the GPU predicted 1.3x slower: routes %s, want cccccc", r);
+    /* Both routes believed: both measured times decide, even within 20% of
+     * the model (160^3 in session 11: CPU 1.16x, GPU 0.87x its prediction). */
+    tb_learn_forget();
+    tb_learn_record(&p4, TB_ROUTE_CPU, 1.16 * pc4, pc4);
+    tb_learn_record(&p4, TB_ROUTE_CPU, 1.17 * pc4, pc4);
+    double bc = pc4, bg = pg4;
+    unsigned tried = 0;
+    CHECK(tb_learn_adjust(&p4, &bc, &bg, &tried) == 0 && bc == pc4 && tried == 5u,
+          "the CPU alone 16%% off: the model stands (tried %u)", tried);
+    tb_learn_record(&p4, TB_ROUTE_GPU, 0.87 * pg4, pg4);
+    bc = pc4, bg = pg4;
+    CHECK(tb_learn_adjust(&p4, &bc, &bg, &tried) == 1 && fabs(bc / pc4 - 1.16) < 1e-9 &&
+              fabs(bg / pg4 - 0.87) < 1e-9 && tried == 7u,
+          "both believed: both scaled (cpu x%.3g, gpu x%.3g, tried %u)", bc / pc4, bg / pg4, tried);
 
     /* A shape whose model times are within 1.2x, the CPU's the shorter: the
      * GPU goes first (reason gpu-close) and, measured as the model says,
