@@ -134,9 +134,13 @@ if want sweep; then
 # route alone moves 5-15% from one process to the next, and with two
 # processes a column the faster of CPU and GPU is the luckier of four where
 # auto gets two. The auto processes run as a user would, without decision
-# lines (a line costs a call 1.5-2 us here); TILEDBLAS_STATS (0.3 us a
-# call) says where their calls went. One more process, not timed, prints
-# the first decision of every shape for the model's residuals.
+# lines (a line costs a call 1.1-2.2 us here); TILEDBLAS_STATS (about 0.2
+# us a call) says where their calls went. One more process, not timed, prints
+# the first decision of every shape for the model's residuals, with
+# learning off: in one process, shapes of one class (m, n, k in the same
+# powers of two) learn from each other, and session 11's first such pass
+# showed 3000x3000x3 and 180x180x700 with times learned from 2048x2048x2
+# and 128x128x512 instead of the model's.
 shapes=512,1024,2048,4096,8192,8192x8192x16,8192x8192x64,8192x8192x256,4096x4096x32,4096x4096x128
 shapes=$shapes,256x256x65536,512x512x32768,1024x1024x16384,128x128x100000,64x4096x4096
 shapes=$shapes,65536x256x256,32768x512x512,16384x1024x1024,100000x64x64,65536x128x1024
@@ -174,7 +178,7 @@ for round in $(seq $(( rounds > small_rounds ? rounds : small_rounds ))); do
             2>> "$out/sweep-auto.err" | grep -E '^[0-9]+x' >> "$out/sweep-auto.txt"
     done
 done
-TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $shapes --reps 1 --no-naive > "$out/sweep-decisions.txt" \
+TILEDBLAS_LEARN=off TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $shapes --reps 1 --no-naive > "$out/sweep-decisions.txt" \
     2> "$out/sweep-decisions.err"
 awk -f "$root/scripts/sweep_table.awk" \
     "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto-stats.jsonl" | tee "$out/sweep.txt"

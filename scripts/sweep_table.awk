@@ -5,8 +5,8 @@
 # The third file is the auto processes' TILEDBLAS_STATS reports (JSON lines),
 # each after a line {"sweep":"SHAPE"} naming the shape that process ran; or,
 # as sweeps before session 11 kept it, their decision lines
-# (TILEDBLAS_VERBOSE=2), which cost the timed calls a write each: 1.5-2 us a
-# call on the H200 machine, 2-5% of a 0.1 ms call.
+# (TILEDBLAS_VERBOSE=2), which cost the timed calls a write each: 1.1-2.2 us
+# a call on the H200 machine, 1-2% of a 0.1 ms call.
 # Every column keeps the fastest of its rounds: CPU (OpenBLAS alone, timed
 # in the auto processes before the shim's first call), GPU (the shim forced
 # onto the GPU) and auto. Each column thus gets the same number of

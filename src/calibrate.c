@@ -426,8 +426,9 @@ static void tb_keep(tb_rates *r, int field, double v)
  * to call by itself, and its fastest stands 10-20% below what a program's
  * calls take (session 11, H200 machine: 256^3 0.098 ms in one grid, 0.116-
  * 0.127 in the sweep's processes that followed, median of 100 calls); the
- * GPU's calls vary little (0.098 ms in that grid, 0.097-0.108 in the sweep). So where the grid errs it errs towards the CPU, on purpose:
- * a class sent to the CPU by mistake tries the GPU cheaply and moves
+ * GPU's calls vary little (0.098 ms in that grid, 0.097-0.108 in the
+ * sweep). So where the grid errs it errs towards the CPU, on purpose: a
+ * class sent to the CPU by mistake tries the GPU cheaply and moves
  * (dispatch.c, gpu-try), while one sent to the GPU by mistake stays there.
  * With medians on both sides (tried in session 11) the CPU side came out
  * too slow between grid points: 48x1500x100 was predicted 0.091 ms on the

@@ -98,7 +98,11 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
  * measured slow, and leaves them polling beside the GPU calls that follow
  * (taken out in session 9). So where the model is unsure the CPU may go
  * first, and this corrects it: in session 11's sweep 160^3 went to the CPU
- * first (0.067 ms predicted, 0.078 taken) while the GPU took 0.061-0.073. */
+ * first (0.067 ms predicted, 0.078 taken) while the GPU took 0.061-0.073.
+ * Not free of noise either: a try whose copies use our copy threads (128
+ * KiB and more) starts them while OpenBLAS's threads still poll, and one
+ * such try of 128x128x512 took 0.58 ms where 0.1 was predicted, which left
+ * that class on the CPU (session 11 call 4). */
 
 /* The model's two times for p (in model[]), the same scaled by what calls
  * of this class took (tb_learn_adjust) in *cpu_s, *gpu_s, and the route

@@ -179,8 +179,9 @@ TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
  * scaled by what calls of this shape class took on each route; 1 when a
  * learned scale was applied; *tried (when not NULL) gets a bit per route
  * (1 << TB_ROUTE_CPU, 1 << TB_ROUTE_GPU) that calls of the class have run
- * on, and one (4 << route) per route that has taught at least twice. tb_learn_record() notes one call's time on the route it took against
- * the model's time for it (unscaled, as tb_predict gave it);
+ * on, and one (4 << route) per route that has taught at least twice.
+ * tb_learn_record() notes one call's time on the route it took against the
+ * model's time for it (unscaled, as tb_predict gave it);
  * tb_learn_forget() clears everything (tests). */
 TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s, unsigned *tried);
 TB_HIDDEN void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s);
