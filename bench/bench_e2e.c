@@ -4,7 +4,7 @@
  * against float64 (the seed articles' max / average error and GFLOPS).
  * With --peer NAME, the Fortran sgemm_ that the process sees (another
  * preload's, e.g. NVBLAS's) is timed too, in a column of that name.
- * The last two columns are the naive offload (issue 5): what a first attempt
+ * The last two columns are the naive offload: what a first attempt
  * at putting one call on the GPU does, every call: cudaMalloc A, B and C,
  * plain cudaMemcpy from the caller's pageable arrays (C too when beta != 0),
  * our default kernel through tiledblas_sgemm_device(), cudaMemcpy C back,
@@ -33,7 +33,7 @@
  * ENOUGH_S of calls, at most ENOUGH_MAX calls: a median of five 0.05 ms
  * calls moved by 10-16% between processes on the H200 machine (the same
  * OpenBLAS, through the shim's CPU route and without it: 128^3 0.044 and
- * 0.051 ms in session 9's sweep), more than the 10% the sweep judges by. */
+ * 0.051 ms), more than the 10% the sweep judges by. */
 #define ENOUGH_S 0.02
 #define ENOUGH_MAX 100
 

@@ -1,4 +1,4 @@
-/* bench/bench_layouts.c - issue 7's target: every layout and transpose
+/* bench/bench_layouts.c - every layout and transpose
  * through the preload, end to end (host arrays in and out), beside the
  * row-major NN call: RowMajor and ColMajor x NN, NT, TN, TT through
  * cblas_sgemm, and the Fortran sgemm_ NN. Each is checked against float64

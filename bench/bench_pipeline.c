@@ -47,9 +47,9 @@ int main(int argc, char **argv)
     }
     if (reps < 3 || reps > 64)
         reps = 9;
-    const char *why;
+    tb_reason why;
     if (!tb_gpu_available(&why)) {
-        printf("SKIP: no GPU (%s)\n", why);
+        printf("SKIP: no GPU (%s)\n", tb_reason_name(why));
         return 77;
     }
     printf("copy threads %d; host copies of >= 4 MiB with ordinary or streaming stores, "

@@ -29,7 +29,7 @@ add_test(NAME bench.e2e-shapes COMMAND sh -c
 add_executable(bench_cpu_route ${CMAKE_CURRENT_LIST_DIR}/bench_cpu_route.c)
 target_compile_options(bench_cpu_route PRIVATE ${TB_WARNINGS})
 target_link_libraries(bench_cpu_route PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
-# Every layout and transpose through the preload beside RowMajor NN (issue 7).
+# Every layout and transpose through the preload beside RowMajor NN.
 add_executable(bench_layouts ${CMAKE_CURRENT_LIST_DIR}/bench_layouts.c)
 target_compile_options(bench_layouts PRIVATE ${TB_WARNINGS})
 target_link_libraries(bench_layouts PRIVATE ${CMAKE_DL_LIBS} m)

@@ -2,7 +2,7 @@
 # scripts/fetch_deps.sh - downloads into .deps/ the Debian packages that the
 # GPU check carries to the GPU machine, which reaches no package registry:
 # OpenBLAS and the reference testers (scripts/gpu_check.sh), and Debian's own
-# python3.11 with python3-numpy (scripts/gpu_numpy.sh, issue 7). Run it here,
+# python3.11 with python3-numpy (scripts/gpu_numpy.sh). Run it here,
 # on the Debian 12 machine, whose apt can download. A package that already
 # has a .deb in .deps/ (any version) is skipped, so running it again is cheap.
 set -eu

@@ -108,7 +108,7 @@ step "end to end: one call through the shim (forced GPU) against OpenBLAS Skylak
 TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --sizes 256,512,1024,2048,4096,8192,16384 --reps 5 | tee "$out/e2e.txt"
 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE=$out/e2e-trace.jsonl $B/bench_e2e $TBLIB --sizes 4096,8192 --reps 3 > /dev/null
 grep '"route":"gpu"' "$out/e2e-trace.jsonl" | tail -2
-echo "-- every layout and transpose at 4096, auto mode (issue 7: within 10% of RowMajor NN):"
+echo "-- every layout and transpose at 4096, auto mode (each within 10% of RowMajor NN):"
 $B/bench_layouts $TBLIB --size 4096 --reps 5 | tee "$out/layouts.txt"
 
 fi
@@ -138,29 +138,27 @@ if want sweep; then
 # us a call) says where their calls went. One more process, not timed, prints
 # the first decision of every shape for the model's residuals, with
 # learning off: in one process, shapes of one class (m, n, k in the same
-# powers of two) learn from each other, and session 11's first such pass
-# showed 3000x3000x3 and 180x180x700 with times learned from 2048x2048x2
-# and 128x128x512 instead of the model's.
+# powers of two) would learn from each other (3000x3000x3 and 180x180x700
+# from 2048x2048x2 and 128x128x512), and the model's own times are wanted.
 shapes=512,1024,2048,4096,8192,8192x8192x16,8192x8192x64,8192x8192x256,4096x4096x32,4096x4096x128
 shapes=$shapes,256x256x65536,512x512x32768,1024x1024x16384,128x128x100000,64x4096x4096
 shapes=$shapes,65536x256x256,32768x512x512,16384x1024x1024,100000x64x64,65536x128x1024
 shapes=$shapes,256x65536x256,512x32768x512,1024x16384x1024,64x100000x64,128x65536x1024
 shapes=$shapes,4096x1024x8192,1000x3000x2000,3000x1000x500,2000x500x3000,6000x4000x2000
 shapes=$shapes,1000,1023,4097,8191,3001x2999x1503,300,700x200x900,1500x1500x64,2048x64x2048,64x2048x2048
-# Shapes that no decision rule was tuned on (added in session 8): padded and
-# odd leading dimensions, transposes (bench_e2e's MxNxK[:XY][+P]), the
-# neighbourhood of session 8's threshold (256^3) on both sides, and a
-# rank-8 update whose time is all C's bytes.
+# Padded and odd leading dimensions, transposes (bench_e2e's
+# MxNxK[:XY][+P]), the neighbourhood of 256^3 on both sides, and a rank-8
+# update whose time is all C's bytes.
 shapes=$shapes,2500x2500x2500+1,1200x900x1100+16,3000x3000x3000:TN,2000x2000x2000:NT+5
 shapes=$shapes,1536x1536x1536:TT,4096x4096x64:NT,256,384,200x5000x200,10000x10000x8
 shapes=$shapes,3000x100x3000,50000x32x512:TN,777x1999x333+3,600x600x600:TT+2
 shapes=$shapes,4000x4000x1,200x200x400
-# Small calls around the threshold (session 9: 150^3), where a GPU call and
+# Small calls around the threshold (150^3), where a GPU call and
 # an OpenBLAS call both take 0.05-0.3 ms and the model is least sure.
 shapes=$shapes,100,128,150,160,200,230,100x300x500,64x1024x128,64x64x2048,128x128x512
 shapes=$shapes,512x512x32,1024x1024x8,2048x2048x2
-# Small shapes off the points of calibrate.c's small-call grid (session 10),
-# so that what the sweep sees there comes from interpolating between them.
+# Small shapes off the points of calibrate.c's small-call grid, so that
+# what the sweep sees there comes from interpolating between them.
 shapes=$shapes,96x768x200,180x180x700,48x1500x100,700x700x20,3000x3000x3,120x2000x60
 shapes=$shapes,1500x40x900,350x350x90
 shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
@@ -248,7 +246,7 @@ for round in 1 2; do
 done
 fi
 if want numpy; then
-step "numpy (issue 7): Debian python3.11 + python3-numpy from .deps/, auto and forced GPU"
+step "numpy: Debian python3.11 + python3-numpy from .deps/, auto and forced GPU"
 "$root/scripts/gpu_numpy.sh" "$prefix" "$TBLIB" "$out"
 fi
 if want repeat; then
@@ -270,7 +268,7 @@ if [ -f $nvb ]; then
 fi
 fi
 if want reliability; then
-step "reliability (issue 6): one line per item, from the ctest log above"
+step "reliability: one line per item, from the ctest log above"
 item() {
     local name=$1; shift
     local bad=0 line=""

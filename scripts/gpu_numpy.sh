@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/gpu_numpy.sh PREFIX LIBTILEDBLAS OUTDIR - issue 7: Debian's numpy
+# scripts/gpu_numpy.sh PREFIX LIBTILEDBLAS OUTDIR - Debian's numpy
 # float32 products (C-ordered, Fortran-ordered and transposed operands, sizes
 # up to 2048) under the preload, in auto and forced-GPU modes, on a machine
 # whose own Python cannot be reached by a preload (a PyPI numpy carries its

@@ -3,17 +3,15 @@
 # rows in auto mode, and where auto mode's calls went:
 #   awk -f scripts/sweep_table.awk sweep-gpu.txt sweep-auto.txt sweep-auto-stats.jsonl
 # The third file is the auto processes' TILEDBLAS_STATS reports (JSON lines),
-# each after a line {"sweep":"SHAPE"} naming the shape that process ran; or,
-# as sweeps before session 11 kept it, their decision lines
-# (TILEDBLAS_VERBOSE=2), which cost the timed calls a write each: 1.1-2.2 us
-# a call on the H200 machine, 1-2% of a 0.1 ms call.
+# each after a line {"sweep":"SHAPE"} naming the shape that process ran; or
+# their decision lines (TILEDBLAS_VERBOSE=2), which cost the timed calls a
+# write each: 1.1-2.2 us a call on the H200 machine, 1-2% of a 0.1 ms call.
 # Every column keeps the fastest of its rounds: CPU (OpenBLAS alone, timed
 # in the auto processes before the shim's first call), GPU (the shim forced
 # onto the GPU) and auto. Each column thus gets the same number of
 # processes: taking the CPU's fastest from the forced-GPU processes as well
-# (as the tables before session 7 did) gives it twice the chances of a
-# lucky process; the last line still counts the shapes over 1.10x that way,
-# for comparison. A shape over
+# would give it twice the chances of a lucky process; the last line counts
+# the shapes over 1.10x that way too, for comparison. A shape over
 # 1.10x whose calls in auto mode all went the way of the faster forced run
 # is marked "noise": every decision was right, and the time moved between
 # processes. The route column is the route and reason that most of the

@@ -7,7 +7,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 typedef void (*tb_cblas_sgemm_fn)(int, int, int, int, int, int, float,
                                   const float *, int, const float *, int,
@@ -165,4 +168,72 @@ void tb_forward(const tb_call *c)
     tb_depth++;
     tb_forward_now(c);
     tb_depth--;
+}
+
+/* ---- Describing it ---- */
+
+/* The OpenBLAS core that fits this CPU best, for OPENBLAS_CORETYPE. */
+static const char *tb_best_openblas_core(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return __builtin_cpu_is("amd") ? "Zen" : "Haswell";
+    if (__builtin_cpu_supports("avx"))
+        return "Sandybridge";
+    return NULL;
+}
+
+int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen)
+{
+    const char *path = tb_real_blas_path();
+    warn[0] = '\0';
+    if (!path || strcmp(path, "none") == 0) {
+        snprintf(buf, len, "none (no cblas_sgemm found; see %s)", TB_ENV_CPU_BLAS);
+        return 0;
+    }
+    /* The library that gave us cblas_sgemm is loaded: RTLD_NOLOAD only
+     * takes a reference to it, to look up its own description functions. */
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) {
+        snprintf(buf, len, "unknown BLAS at %s", path);
+        return 0;
+    }
+    char *(*config)(void) = (char *(*)(void))dlsym(h, "openblas_get_config");
+    char *(*corename)(void) = (char *(*)(void))dlsym(h, "openblas_get_corename");
+    int (*threads)(void) = (int (*)(void))dlsym(h, "openblas_get_num_threads");
+    const char *(*blis)(void) = (const char *(*)(void))dlsym(h, "bli_info_get_version_str");
+    void (*mkl)(char *, int) = (void (*)(char *, int))dlsym(h, "mkl_get_version_string");
+    int known = 1;
+    if (config) {
+        char name[64] = "OpenBLAS", version[32] = "?";
+        const char *cfg = config(), *core = corename ? corename() : "?";
+        sscanf(cfg, "%63s %31s", name, version);
+        snprintf(buf, len, "%s %s, core %s, %d threads%s (%s)", name, version, core,
+                 threads ? threads() : 0, strstr(cfg, "DYNAMIC_ARCH") ? ", DYNAMIC_ARCH" : "", path);
+        const char *best = tb_best_openblas_core();
+        if (core && strcasecmp(core, "Prescott") == 0 && best) {
+            if (strstr(cfg, "DYNAMIC_ARCH"))
+                snprintf(warn, wlen, "OpenBLAS runs its generic Prescott kernel: it does not "
+                         "recognise this CPU (about 4x slower); OPENBLAS_CORETYPE=%s fixes it", best);
+            else
+                snprintf(warn, wlen, "OpenBLAS was built for the generic Prescott kernel "
+                         "(no DYNAMIC_ARCH); a build for this CPU (%s) is about 4x faster", best);
+        }
+    } else if (blis) {
+        snprintf(buf, len, "BLIS %s (%s)", blis(), path);
+    } else if (mkl) {
+        char v[198] = "";
+        mkl(v, (int)sizeof v);
+        snprintf(buf, len, "%s (%s)", v, path);
+    } else if (strstr(path, "/blas/libblas") || strstr(path, "libblas.so")) {
+        snprintf(buf, len, "reference BLAS (%s)", path);
+    } else {
+        snprintf(buf, len, "unknown BLAS (%s)", path);
+        known = 0;
+    }
+    dlclose(h);
+    return known;
 }

@@ -1,6 +1,7 @@
-/* src/api.c - the public tiledblas_* functions of include/tiledblas.h: the
- * GEMM on device pointers (the kernel alone, no copies, no lock) and the
- * description of the kernels built in. */
+/* src/api.c - every public tiledblas_* function of include/tiledblas.h, in
+ * one place: the GEMM on device pointers (the kernel alone, no copies, no
+ * lock), the kernels built in, memory, the info text and the GPU's
+ * description. Each is a thin door onto the internals that do the work. */
 #include "tb_internal.h"
 #include "tb_kernels.h"
 #include "tiledblas.h"
@@ -92,4 +93,14 @@ TB_EXPORT int tiledblas_memory(size_t *device_held, size_t *device_free)
     if (device_free)
         *device_free = free_b;
     return r;
+}
+
+TB_EXPORT int tiledblas_info(char *buf, size_t len)
+{
+    return tb_info_text(buf, len);
+}
+
+TB_EXPORT int tiledblas_gpu_describe(char *buf, size_t len)
+{
+    return tb_gpu_describe_for_user(buf, len);
 }

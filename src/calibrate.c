@@ -667,10 +667,10 @@ void tb_calibration_describe(char *buf, size_t len)
 
 TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
 {
-    const char *why;
+    tb_reason why;
     if (!tb_gpu_available(&why)) {
         snprintf(buf, len, "no GPU (%s: %s): every call runs on the CPU BLAS, no rates to measure\n",
-                 why, tb_gpu_detail());
+                 tb_reason_name(why), tb_gpu_detail());
         return 1;
     }
     if (!tb_real_cblas()) {

@@ -1,8 +1,8 @@
-/* src/info.c - what the library can say about itself for `tiledblas info`
- * and the stats report: its own path and version, the CPU BLAS it forwards
- * to (name, version, OpenBLAS core, with advice when that core is the slow
- * generic one) and the settings in effect. Reads nothing from the
- * environment itself (settings.c does); starts CUDA only in tiledblas_info. */
+/* src/info.c - the text of `tiledblas info` (tiledblas_info in api.c): the
+ * library's own path and version, the CPU BLAS it forwards to, the GPU, the
+ * kernels, the settings in effect and where the rates came from. Reads
+ * nothing from the environment itself (settings.c does); starts CUDA to
+ * describe the GPU. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include "tb_kernels.h"
@@ -13,75 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define TB_EXPORT __attribute__((visibility("default")))
-
-/* The OpenBLAS core that fits this CPU best, for OPENBLAS_CORETYPE. */
-static const char *tb_best_openblas_core(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return "SkylakeX";
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return __builtin_cpu_is("amd") ? "Zen" : "Haswell";
-    if (__builtin_cpu_supports("avx"))
-        return "Sandybridge";
-    return NULL;
-}
-
-int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen)
-{
-    const char *path = tb_real_blas_path();
-    warn[0] = '\0';
-    if (!path || strcmp(path, "none") == 0) {
-        snprintf(buf, len, "none (no cblas_sgemm found; see %s)", TB_ENV_CPU_BLAS);
-        return 0;
-    }
-    /* The library that gave us cblas_sgemm is loaded: RTLD_NOLOAD only
-     * takes a reference to it, to look up its own description functions. */
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h) {
-        snprintf(buf, len, "unknown BLAS at %s", path);
-        return 0;
-    }
-    char *(*config)(void) = (char *(*)(void))dlsym(h, "openblas_get_config");
-    char *(*corename)(void) = (char *(*)(void))dlsym(h, "openblas_get_corename");
-    int (*threads)(void) = (int (*)(void))dlsym(h, "openblas_get_num_threads");
-    const char *(*blis)(void) = (const char *(*)(void))dlsym(h, "bli_info_get_version_str");
-    void (*mkl)(char *, int) = (void (*)(char *, int))dlsym(h, "mkl_get_version_string");
-    int known = 1;
-    if (config) {
-        char name[64] = "OpenBLAS", version[32] = "?";
-        const char *cfg = config(), *core = corename ? corename() : "?";
-        sscanf(cfg, "%63s %31s", name, version);
-        snprintf(buf, len, "%s %s, core %s, %d threads%s (%s)", name, version, core,
-                 threads ? threads() : 0, strstr(cfg, "DYNAMIC_ARCH") ? ", DYNAMIC_ARCH" : "", path);
-        const char *best = tb_best_openblas_core();
-        if (core && strcasecmp(core, "Prescott") == 0 && best) {
-            if (strstr(cfg, "DYNAMIC_ARCH"))
-                snprintf(warn, wlen, "OpenBLAS runs its generic Prescott kernel: it does not "
-                         "recognise this CPU (about 4x slower); OPENBLAS_CORETYPE=%s fixes it", best);
-            else
-                snprintf(warn, wlen, "OpenBLAS was built for the generic Prescott kernel "
-                         "(no DYNAMIC_ARCH); a build for this CPU (%s) is about 4x faster", best);
-        }
-    } else if (blis) {
-        snprintf(buf, len, "BLIS %s (%s)", blis(), path);
-    } else if (mkl) {
-        char v[198] = "";
-        mkl(v, (int)sizeof v);
-        snprintf(buf, len, "%s (%s)", v, path);
-    } else if (strstr(path, "/blas/libblas") || strstr(path, "libblas.so")) {
-        snprintf(buf, len, "reference BLAS (%s)", path);
-    } else {
-        snprintf(buf, len, "unknown BLAS (%s)", path);
-        known = 0;
-    }
-    dlclose(h);
-    return known;
-}
-
-TB_EXPORT int tiledblas_gpu_describe(char *buf, size_t len)
+/* The device, or why there is none, in words for a user. */
+int tb_gpu_describe_for_user(char *buf, size_t len)
 {
     int ok = tb_gpu_describe(buf, len);
     if (!ok && strcmp(buf, "none (no-gpu)") == 0)
@@ -109,7 +42,7 @@ static void tb_say(tb_text *t, const char *fmt, ...)
 
 static const char *tb_or(const char *s, const char *dflt) { return s ? s : dflt; }
 
-TB_EXPORT int tiledblas_info(char *buf, size_t len)
+int tb_info_text(char *buf, size_t len)
 {
     static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
     const tb_settings *s = tb_settings_get();
@@ -120,13 +53,13 @@ TB_EXPORT int tiledblas_info(char *buf, size_t len)
     if (len)
         buf[0] = '\0';
     tb_say(&t, "library: %s (version %s)\n",
-           dladdr((void *)tiledblas_info, &self) && self.dli_fname ? self.dli_fname : "?",
+           dladdr((void *)tb_info_text, &self) && self.dli_fname ? self.dli_fname : "?",
            TILEDBLAS_VERSION);
     tb_cpu_blas_describe(text, sizeof text, warn, sizeof warn);
     tb_say(&t, "CPU BLAS: %s\n", text);
     if (warn[0])
         tb_say(&t, "warning: %s\n", warn);
-    tiledblas_gpu_describe(text, sizeof text);
+    tb_gpu_describe_for_user(text, sizeof text);
     tb_say(&t, "GPU: %s\n", text);
     int nk;
     const tb_kernel_info *k = tb_kernel_list(&nk);

@@ -16,7 +16,9 @@
 /* One row of the table: every call with the same route and reason. */
 typedef struct tb_row {
     int route;
-    char reason[48];
+    tb_reason why;
+    tb_stage failed;
+    char reason[48];          /* their text, as tb_reason_text writes it */
     uint64_t calls, flops, ns, bytes_h2d, bytes_d2h, ns_h2d, ns_kernel, ns_d2h;
 } tb_row;
 
@@ -74,38 +76,39 @@ static void tb_stats_setup(void)
     pthread_atfork(NULL, NULL, tb_stats_forked_child);
 }
 
-static tb_row *tb_row_for(int route, const char *reason)
+static int tb_row_is(const tb_row *w, const tb_record *r)
+{
+    return w->route == (int)r->route && w->why == r->reason &&
+           (r->reason != TB_WHY_GPU_FAILED || w->failed == r->failed);
+}
+
+static tb_row *tb_row_for(const tb_record *r)
 {
     int n = __atomic_load_n(&tb_nrows, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
-        if (tb_rows[i].route == route && strcmp(tb_rows[i].reason, reason) == 0)
+        if (tb_row_is(&tb_rows[i], r))
             return &tb_rows[i];
     pthread_mutex_lock(&tb_rows_lock);
     n = tb_nrows;
     tb_row *row = NULL;
     for (int i = 0; i < n && !row; i++)
-        if (tb_rows[i].route == route && strcmp(tb_rows[i].reason, reason) == 0)
+        if (tb_row_is(&tb_rows[i], r))
             row = &tb_rows[i];
     if (!row && n < TB_ROWS) {
         row = &tb_rows[n];
-        row->route = route;
-        snprintf(row->reason, sizeof row->reason, "%s", n == TB_ROWS - 1 ? "other" : reason);
+        row->route = r->route;
+        row->why = r->reason;
+        row->failed = r->failed;
+        if (n == TB_ROWS - 1)
+            snprintf(row->reason, sizeof row->reason, "other");
+        else
+            tb_reason_text(r->reason, r->failed, row->reason, sizeof row->reason);
         __atomic_store_n(&tb_nrows, n + 1, __ATOMIC_RELEASE);
     }
     if (!row)
         row = &tb_rows[TB_ROWS - 1];     /* the "other" row */
     pthread_mutex_unlock(&tb_rows_lock);
     return row;
-}
-
-/* Reasons that mean "the call was not meant for the GPU at all". */
-static int tb_reason_ineligible(const char *reason)
-{
-    static const char *const names[] = {"illegal-args", "mode-cpu", "no-op", "scope", "small"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(reason, names[i]) == 0)
-            return 1;
-    return 0;
 }
 
 void tb_stats_record(const tb_record *r)
@@ -116,10 +119,9 @@ void tb_stats_record(const tb_record *r)
     __atomic_compare_exchange(&tb_first_call, &expected, &r->t_start, 0,
                               __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 
-    tb_row *row = tb_row_for(r->route, r->reason ? r->reason : "?");
+    tb_row *row = tb_row_for(r);
     tb_add(&row->calls, 1);
-    if (c->m > 0 && c->n > 0 && c->k > 0 && c->alpha != 0.0f && r->reason &&
-        strcmp(r->reason, "illegal-args") != 0)
+    if (c->m > 0 && c->n > 0 && c->k > 0 && c->alpha != 0.0f && r->reason != TB_WHY_ILLEGAL)
         tb_add(&row->flops, 2ull * (uint64_t)c->m * (uint64_t)c->n * (uint64_t)c->k);
     tb_add(&row->ns, tb_ns(r->seconds));
     if (r->gpu) {
@@ -151,12 +153,12 @@ void tb_stats_record(const tb_record *r)
         tb_raise(&tb_v.max_abs, v->max_abs);
         tb_raise(&tb_v.avg_abs, v->avg_abs);
         tb_raise(&tb_v.rel_fro, v->rel_fro);
-    } else if (r->reason && strcmp(r->reason, "verify-skipped") == 0) {
+    } else if (r->reason == TB_WHY_VERIFY_SKIPPED) {
         tb_add(&tb_v.sampled_out, 1);
-    } else if (r->reason && !tb_reason_ineligible(r->reason)) {
+    } else if (!tb_reason_ineligible(r->reason)) {
         tb_add(&tb_v.unavailable, 1);
         pthread_mutex_lock(&tb_rows_lock);
-        snprintf(tb_v_why, sizeof tb_v_why, "%s", r->reason);
+        tb_reason_text(r->reason, r->failed, tb_v_why, sizeof tb_v_why);
         pthread_mutex_unlock(&tb_rows_lock);
     }
 }
@@ -339,9 +341,6 @@ __attribute__((destructor)) static void tb_stats_at_exit(void)
         calls += tb_ld(&tb_rows[i].calls);
     if (calls == 0)
         return;       /* a process (or forked child) that made no calls says nothing */
-    /* Threads still calling while exit() runs must not reach a CPU BLAS that
-     * is being torn down after us: hold them while the report is written. */
-    tb_exit_begin();
     double first;
     __atomic_load(&tb_first_call, &first, __ATOMIC_RELAXED);
     double elapsed = first >= 0.0 ? tb_now() - first : 0.0;

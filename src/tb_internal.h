@@ -1,8 +1,10 @@
 /* src/tb_internal.h - the table of contents of libtiledblas's internals.
- * A call reads top to bottom: shim entry (shim/) -> normalise (dispatch.c)
- * -> decide (dispatch.c) -> run on the GPU (gpu.c + kernels/) or the real
- * BLAS (shim/realblas.c) -> account (stats.c). Every internal name starts
- * with tb_; nothing here is exported (see shim/exports.map). */
+ * A call reads top to bottom: shim entry (shim/sgemm.c) -> legality and
+ * normalisation (dispatch.c) -> decision (policy.c, which asks costmodel.c)
+ * -> run on the GPU (pipeline.c, over gpu.c, staging.c, plan.c and
+ * kernels/) or the real BLAS (shim/realblas.c) -> account (account.c, then
+ * stats.c and trace.c). Every internal name starts with tb_; nothing here
+ * is exported (see shim/exports.map). */
 #ifndef TB_INTERNAL_H
 #define TB_INTERNAL_H
 
@@ -122,13 +124,36 @@ typedef struct tb_problem {
 
 typedef enum { TB_ROUTE_CPU = 0, TB_ROUTE_GPU = 1 } tb_route;
 
+/* Why a call went where it went: the word of the decision line, the
+ * statistics and the trace (tb_reason_name in policy.c holds the one name
+ * table; README "Decision lines" explains each). */
+typedef enum {
+    TB_WHY_SMALL,             /* below TILEDBLAS_THRESHOLD                        */
+    TB_WHY_ILLEGAL,           /* BLAS-illegal: forwarded, the real BLAS reports it */
+    TB_WHY_MODE_CPU,          /* TILEDBLAS_MODE=cpu                               */
+    TB_WHY_NO_OP,             /* m or n is 0, or alpha or k is 0 with beta = 1     */
+    TB_WHY_SCOPE,             /* TILEDBLAS_SCOPE leaves it out                    */
+    TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER,     /* the model, by more than the margin */
+    TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED, /* the class's measured times        */
+    TB_WHY_CPU_TRY, TB_WHY_GPU_TRY,           /* close: measuring a route          */
+    TB_WHY_CPU_RECHECK, TB_WHY_GPU_RECHECK,   /* the slower route, once more       */
+    TB_WHY_FORCED,            /* TILEDBLAS_MODE=gpu                               */
+    TB_WHY_VERIFY, TB_WHY_VERIFY_SKIPPED, TB_WHY_VERIFY_GPU_FAILED,
+    TB_WHY_NO_GPU,            /* no usable device                                 */
+    TB_WHY_GPU_INIT_FAILED,   /* CUDA did not start                               */
+    TB_WHY_GPU_DISABLED,      /* off for this process after failures              */
+    TB_WHY_AFTER_FORK,        /* a child of a parent that had started CUDA        */
+    TB_WHY_GPU_FAILED,        /* the GPU failed at a stage; the CPU completed it  */
+    TB_WHY_COUNT
+} tb_reason;
+
 typedef struct tb_decision {
     tb_route route;
-    const char *reason;        /* a short word for the decision line and stats */
-    double pred_cpu_s, pred_gpu_s;   /* the cost model's times; 0 when unused  */
+    tb_reason reason;
+    double pred_cpu_s, pred_gpu_s;   /* the times the route was chosen by; 0 when unused */
     int weighed;               /* auto mode chose by those times: learn from it */
-    double model_s[2];         /* the model's own times, before learned scaling,
-                                * by route (TB_ROUTE_CPU, TB_ROUTE_GPU)         */
+    double model_s[2];         /* the model's own times, before the class's
+                                * measurements, by route (TB_ROUTE_CPU, _GPU)   */
 } tb_decision;
 
 /* ---- Functions in costmodel.c: predicted seconds on each route ---- */
@@ -154,9 +179,10 @@ typedef struct tb_rates {
 TB_HIDDEN const tb_rates *tb_rates_get(void);
 TB_HIDDEN const tb_rates *tb_rates_builtin(void);
 TB_HIDDEN void tb_rates_publish(const tb_rates *r);
-/* Returns how much of the times came from the small-call grid's
- * measurements (0: the formulas alone, 1: measured shapes all around). */
-TB_HIDDEN double tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
+/* Both routes' times for p: the formulas, scaled by the small-call grid's
+ * measurements around p. */
+TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
+/* The formulas alone, with rates r. */
 TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
 /* The grid's say on p (rates r): in f[route], measured time over the
  * formulas' time, interpolated between the grid shapes around p; 1 where
@@ -170,35 +196,52 @@ TB_HIDDEN tb_problem tb_grid_shape(int i, int j, int l, const float *A, const fl
 TB_HIDDEN void tb_grid_monotone(tb_rates *r, int route);
 /* 1 when the grid shape at [i][j][l] is one calibrate.c measures. */
 TB_HIDDEN int tb_grid_wanted(int i, int j, int l);
-/* How many panels of rows the GPU path streams C in (gpu.c's plan, the
- * model's P), before the device memory cap thins them. */
-TB_HIDDEN int tb_panel_count(const tb_problem *p);
 /* The seed kernel's time for a small product with this K and flops. */
 TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
-/* What auto mode learned from its own calls (costmodel.c): the predictions
- * scaled by what calls of this shape class took on each route; 1 when a
- * learned scale was applied; *tried (when not NULL) gets a bit per route
- * (1 << TB_ROUTE_CPU, 1 << TB_ROUTE_GPU) that calls of the class have run
- * on, and one (4 << route) per route that has taught at least twice.
- * tb_learn_record() notes one call's time on the route it took against the
- * model's time for it (unscaled, as tb_predict gave it);
- * tb_learn_forget() clears everything (tests). */
-TB_HIDDEN int tb_learn_adjust(const tb_problem *p, double *cpu_s, double *gpu_s, unsigned *tried);
-TB_HIDDEN void tb_learn_record(const tb_problem *p, tb_route route, double seconds, double model_s);
-TB_HIDDEN void tb_learn_forget(void);
-TB_HIDDEN unsigned tb_learn_key(const tb_problem *p);
-/* 1 when this call, which the (learned) times send to `chosen`, should take
- * the other route once more, to measure it again (costmodel.c). */
-TB_HIDDEN int tb_learn_recheck(const tb_problem *p, tb_route chosen, double chosen_s, double other_s);
-/* Auto mode's choice by the times (dispatch.c): the model's times in
- * model[], the learned ones in *cpu_s and *gpu_s, *learned when learning
- * changed them, *recheck when the call goes the slower way to re-measure,
- * *kept 1 when it stays on the route the class has measured although the
- * other, never tried, is predicted a little faster, 2 when neither has run
- * and the model's times are close: the GPU first (TB_TRY_MARGIN), 3 when a
- * class measured on the CPU only tries the GPU, predicted close. */
-TB_HIDDEN tb_route tb_auto_route(const tb_problem *p, double model[2], double *cpu_s, double *gpu_s,
-                                 int *learned, int *recheck, int *kept);
+
+/* ---- Functions in plan.c: how the GPU path cuts a product ---- */
+/* C in column blocks of nb columns (op(B)'s block stays on the device while
+ * the block is done), each block in panels of mp rows streamed through
+ * `slots` device slots (1: one panel, nothing to overlap). */
+enum { TB_PLAN_SLOTS = 3 };
+typedef struct tb_plan {
+    size_t mp, nb;
+    int slots;
+} tb_plan;
+/* The plan for p within `budget` device bytes (0: no limit). Returns 0, or
+ * -1 when not even the thinnest plan fits. */
+TB_HIDDEN int tb_plan_make(const tb_problem *p, size_t budget, tb_plan *pl);
+/* Device bytes the plan's buffers take. */
+TB_HIDDEN size_t tb_plan_bytes(const tb_problem *p, const tb_plan *pl);
+/* Panels per column block (the model's P). */
+TB_HIDDEN int tb_plan_panels(const tb_problem *p, const tb_plan *pl);
+
+/* ---- Functions in policy.c: the GPU/CPU decision ---- */
+/* Where a legal call goes and why: forced modes, no-ops, scope and the
+ * threshold first; in auto mode the three rules (README "How a call is
+ * routed") on the model's times and what this call's shape class measured.
+ * May start CUDA and calibrate (a call the GPU might take). */
+TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
+/* Auto mode's rules alone on the model's two times (model[], by route):
+ * the route, the reason, and the estimates it chose by in est[]. */
+TB_HIDDEN tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est[2],
+                                    tb_reason *why);
+/* One finished call's time on the route it took, against the model's
+ * time for that route (tb_decision.model_s). */
+TB_HIDDEN void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s);
+/* Forgets every class's measurements (tests). */
+TB_HIDDEN void tb_policy_forget(void);
+/* The shape class of p: m, n, k rounded down to powers of two, the
+ * transposes, beta = 0 or not, the element size. */
+TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
+/* The reason's word; for TB_WHY_GPU_FAILED "gpu-failed". */
+TB_HIDDEN const char *tb_reason_name(tb_reason why);
+/* The reason as written in lines and reports: the word, and for a GPU
+ * failure ":" and the stage ("gpu-failed:h2d"). Returns buf. */
+TB_HIDDEN const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len);
+/* 1 for reasons that mean the call was never meant for the GPU (small,
+ * illegal-args, mode-cpu, no-op, scope). */
+TB_HIDDEN int tb_reason_ineligible(tb_reason why);
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement
@@ -247,11 +290,12 @@ typedef struct tb_record {
     const tb_call *call;
     const tb_problem *problem;
     tb_route route;                     /* where the caller's result came from */
-    const char *reason;
+    tb_reason reason;
+    tb_stage failed;                    /* the stage, when reason is TB_WHY_GPU_FAILED */
     double t_start, seconds;            /* wall clock of the whole call       */
     const tb_gpu_times *gpu;            /* NULL unless the GPU ran            */
     const tb_verify_result *verify;     /* NULL unless the call was compared  */
-    double pred_cpu_s, pred_gpu_s;      /* the cost model's times, 0 if unused */
+    double pred_cpu_s, pred_gpu_s;      /* the times the route was chosen by, 0 if unused */
 } tb_record;
 
 /* Functions in account.c: the decision line, statistics, trace. */
@@ -279,29 +323,24 @@ TB_HIDDEN void tb_fastpath_arm(void);
 /* The real cblas_sgemm, or NULL (realblas.c). */
 TB_HIDDEN tb_cblas_fn tb_real_cblas(void);
 
-/* Functions in dispatch.c */
-/* The process is exiting (a destructor is writing the report): calls that
- * arrive from other threads from now on wait, for up to ten seconds, rather
- * than run into libraries that are being finalised. */
-TB_HIDDEN void tb_exit_begin(void);
+/* ---- Functions in dispatch.c: one call, top to bottom ---- */
 TB_HIDDEN int tb_call_is_legal(const tb_call *c);
 TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
-TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
 /* After a GPU failure: the CPU BLAS computes what t->done_* says is not
  * final yet (the whole call when nothing is). */
 TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t);
-/* Runs the call where decided, falls back on a GPU failure, accounts it. */
+/* Runs the call where policy.c decides, falls back on a GPU failure,
+ * accounts it; holds the exit gate (README "Guarantees"). */
 TB_HIDDEN void tb_sgemm_dispatch(const tb_call *c);
 
-/* ---- Functions in gpu.c: device context, pitched buffers, transfers ---- */
-
-/* 1 when the GPU path may be tried (it initialises CUDA on the first call);
- * 0 when it is unavailable, with *why set. */
-TB_HIDDEN int tb_gpu_available(const char **why);
-/* Runs the product on the GPU. Returns TB_STAGE_NONE on success, with C
- * written; otherwise the stage that failed, and t->done_* say which part of
- * C is already final (none of it, unless the failure came while results
- * were streaming back); the rest of C is untouched. */
+/* ---- Functions in gpu.c, pipeline.c (and staging.c, plan.c): the GPU path ---- */
+/* 1 when the GPU path may be tried (it starts CUDA on the first call); 0
+ * when it is unavailable, with *why set (gpu.c). */
+TB_HIDDEN int tb_gpu_available(tb_reason *why);
+/* Runs the product on the GPU (pipeline.c). Returns TB_STAGE_NONE on
+ * success, with C written; otherwise the stage that failed, and t->done_*
+ * say which part of C is already final (none of it, unless the failure came
+ * while results were streaming back); the rest of C is untouched. */
 TB_HIDDEN tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t);
 /* Why the GPU path is unavailable, in words (e.g. the CUDA error). */
 TB_HIDDEN const char *tb_gpu_detail(void);
@@ -310,10 +349,12 @@ TB_HIDDEN void tb_gpu_forked_child(void);
 /* Device bytes held in idle lanes' buffers and free on the device; -1 when
  * CUDA has not started. */
 TB_HIDDEN int tb_gpu_memory(size_t *held, size_t *free_b);
-/* 1: large host copies use streaming stores (gpu.c); benchmarks flip it. */
+/* 1: large host copies use streaming stores (staging.c); benchmarks flip it. */
 extern int tb_copy_nontemporal TB_HIDDEN;
-/* Device name etc. for info; returns 0 when no device. */
+/* Device name etc. for info; returns 0 when no device (starts CUDA). */
 TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
+/* Like tb_gpu_describe but never starts CUDA; 0 when not running. */
+TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
 
 /* ---- Functions in shim/realblas.c: the BLAS the program loaded ---- */
 /* 1 while this thread is inside the real BLAS (a call that arrives then is
@@ -326,6 +367,10 @@ TB_HIDDEN void tb_forward(const tb_call *c);
 TB_HIDDEN void tb_forward_problem(const tb_problem *p);
 /* Name of the library the real BLAS came from, for info/stats. */
 TB_HIDDEN const char *tb_real_blas_path(void);
+/* The CPU BLAS behind us: "OpenBLAS 0.3.21 (core Cooperlake, ...) at PATH".
+ * *warn gets a line of advice (e.g. OPENBLAS_CORETYPE) or "". Returns 1
+ * when the library was identified. */
+TB_HIDDEN int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen);
 
 /* ---- Functions in pool.c: worker threads for host-side copies ---- */
 typedef void (*tb_pool_fn)(void *arg, int part, int parts);
@@ -339,7 +384,7 @@ TB_HIDDEN void tb_pool_rest(void);
 /* ---- Functions in util.c ---- */
 TB_HIDDEN double tb_now(void);        /* monotonic seconds */
 
-/* ---- Functions in stats.c / trace.c (and info.c): what tb_account feeds ---- */
+/* ---- Functions in stats.c and trace.c: what tb_account feeds ---- */
 enum { TB_ONCE_TRACE = 40, TB_ONCE_STATS = 41, TB_ONCE_VERIFY = 42,
        TB_ONCE_VERIFY_QUIRK = 43 };
 /* Adds one finished call to the per-route table and the verify verdict
@@ -351,11 +396,10 @@ TB_HIDDEN void tb_stats_record(const tb_record *r);
 TB_HIDDEN void tb_trace_record(const tb_record *r);
 /* s as a JSON string, quotes included, cut to fit dst (trace.c). */
 TB_HIDDEN void tb_json_string(char *dst, size_t len, const char *s);
-/* The CPU BLAS behind us: "OpenBLAS 0.3.21 (core Cooperlake, ...) at PATH".
- * *warn gets a line of advice (e.g. OPENBLAS_CORETYPE) or "". Returns 1
- * when the library was identified. Lives in info.c. */
-TB_HIDDEN int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen);
-/* Like tb_gpu_describe but never starts CUDA (gpu.c); 0 when not running. */
-TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
+
+/* ---- Functions in info.c: the text of tiledblas_info ---- */
+TB_HIDDEN int tb_info_text(char *buf, size_t len);
+/* The device, or why there is none, in words for a user (starts CUDA). */
+TB_HIDDEN int tb_gpu_describe_for_user(char *buf, size_t len);
 
 #endif

@@ -128,7 +128,8 @@ void tb_trace_record(const tb_record *r)
     tb_line l;
     char a[32], b[32], reason[128];
     l.n = 0;
-    tb_json_string(reason, sizeof reason, r->reason ? r->reason : "?");
+    char why[48];
+    tb_json_string(reason, sizeof reason, tb_reason_text(r->reason, r->failed, why, sizeof why));
     tb_add(&l, "{\"t\":%.9f,\"pid\":%d,\"thread\":%d,\"seq\":%lu,\"api\":\"%s\","
            "\"layout\":\"%s\",\"transa\":\"%s\",\"transb\":\"%s\","
            "\"m\":%d,\"n\":%d,\"k\":%d,\"lda\":%d,\"ldb\":%d,\"ldc\":%d,"

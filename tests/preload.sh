@@ -48,12 +48,38 @@ mode-gpu)
     TILEDBLAS_MODE=gpu pre "$bin/sgemm_check" --calls 50 >/dev/null 2>"$tmp/err1" || fail "wrong results"
     [ "$(wc -l <"$tmp/err1")" -le 1 ] || fail "more than one line at default verbosity"
     pass "no GPU: results right, $warnings warning" ;;
+exit-threads)
+    # Threads keep calling (400^3) while the main thread calls exit(): every
+    # run ends within its time limit with exit code 0, in each mode, with
+    # and without statistics. (OpenBLAS 0.3.21 alone hangs in some runs.)
+    for mode in auto gpu cpu verify; do
+        for stats in "" 1; do
+            for run in 1 2 3 4 5; do
+                rc=0
+                TILEDBLAS_MODE=$mode TILEDBLAS_STATS=$stats TILEDBLAS_VERBOSE=0 LD_PRELOAD="$lib" \
+                    timeout 20 "$bin/exit_threads" 4 400 $((20 * run)) >/dev/null 2>"$tmp/err" || rc=$?
+                [ $rc = 0 ] || fail "mode $mode${stats:+, stats}, run $run: exit $rc $(head -3 "$tmp/err")"
+            done
+        done
+    done
+    pass "40 runs, 4 threads calling while main exits: each ended, exit 0" ;;
 model-trace)
     # Auto mode records the cost model's two predictions in the trace for
-    # calls it weighed, and none for calls below the threshold.
+    # calls it weighed, and none for calls below the threshold. Without a
+    # GPU the calls say why and carry no predicted GPU time.
     TILEDBLAS_TRACE="$tmp/t.jsonl" pre "$bin/sgemm_check" --calls 20 --rownn --min-dim 400 --max-dim 480 \
         >/dev/null 2>&1 || fail "wrong results"
     TILEDBLAS_TRACE="$tmp/s.jsonl" pre "$bin/sgemm_check" --calls 20 --rownn --max-dim 40 >/dev/null 2>&1 || fail "wrong results"
+    if ! have_gpu; then
+        [ "$(count '"reason":"no-gpu"' "$tmp/t.jsonl")" -ge 15 ] || fail "no GPU, yet: $(head -1 "$tmp/t.jsonl")"
+        ! grep -q pred_gpu_s "$tmp/t.jsonl" || fail "no GPU, yet predicted times: $(grep -m1 pred_gpu_s "$tmp/t.jsonl")"
+        ! grep -q pred_cpu_s "$tmp/s.jsonl" || fail "calls below the threshold carry predictions"
+        TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 10 --rownn --min-dim 400 --max-dim 480 >/dev/null 2>"$tmp/err" \
+            || fail "wrong results"
+        [ "$(count ' -> cpu (no-gpu)$' "$tmp/err")" -ge 8 ] || fail "decision lines: $(head -2 "$tmp/err")"
+        ! grep -q ' predicted ' "$tmp/err" || fail "no GPU, yet: $(grep -m1 ' predicted ' "$tmp/err")"
+        pass "no GPU: large calls traced and lined as no-gpu, without predicted times"
+    fi
     weighed=$(grep -c '"pred_cpu_s":[0-9.]*,"pred_gpu_s":[0-9.]*' "$tmp/t.jsonl" || true)
     [ "$weighed" -ge 15 ] || fail "$weighed of 20 large calls carry predictions: $(head -1 "$tmp/t.jsonl")"
     ! grep -q pred_cpu_s "$tmp/s.jsonl" || fail "calls below the threshold carry predictions"

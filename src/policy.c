@@ -1,0 +1,317 @@
+/* src/policy.c - the one place that decides GPU or CPU, and says why.
+ * It owns the reasons and their names, the three rules of auto mode and what
+ * each shape class has measured of its own calls. It never runs a product
+ * and never accounts one: dispatch.c does both around it. */
+#include "tb_internal.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Reasons ---- */
+
+static const char *const tb_reason_names[TB_WHY_COUNT] = {
+    [TB_WHY_SMALL] = "small",
+    [TB_WHY_ILLEGAL] = "illegal-args",
+    [TB_WHY_MODE_CPU] = "mode-cpu",
+    [TB_WHY_NO_OP] = "no-op",
+    [TB_WHY_SCOPE] = "scope",
+    [TB_WHY_CPU_FASTER] = "cpu-faster",
+    [TB_WHY_GPU_FASTER] = "gpu-faster",
+    [TB_WHY_CPU_MEASURED] = "cpu-measured",
+    [TB_WHY_GPU_MEASURED] = "gpu-measured",
+    [TB_WHY_CPU_TRY] = "cpu-try",
+    [TB_WHY_GPU_TRY] = "gpu-try",
+    [TB_WHY_CPU_RECHECK] = "cpu-recheck",
+    [TB_WHY_GPU_RECHECK] = "gpu-recheck",
+    [TB_WHY_FORCED] = "forced",
+    [TB_WHY_VERIFY] = "verify",
+    [TB_WHY_VERIFY_SKIPPED] = "verify-skipped",
+    [TB_WHY_VERIFY_GPU_FAILED] = "verify-gpu-failed",
+    [TB_WHY_NO_GPU] = "no-gpu",
+    [TB_WHY_GPU_INIT_FAILED] = "gpu-init-failed",
+    [TB_WHY_GPU_DISABLED] = "gpu-disabled",
+    [TB_WHY_AFTER_FORK] = "after-fork",
+    [TB_WHY_GPU_FAILED] = "gpu-failed",
+};
+
+const char *tb_reason_name(tb_reason why)
+{
+    return why >= 0 && why < TB_WHY_COUNT && tb_reason_names[why] ? tb_reason_names[why] : "?";
+}
+
+const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len)
+{
+    if (why == TB_WHY_GPU_FAILED)
+        snprintf(buf, len, "%s:%s", tb_reason_name(why), tb_stage_name(failed));
+    else
+        snprintf(buf, len, "%s", tb_reason_name(why));
+    return buf;
+}
+
+int tb_reason_ineligible(tb_reason why)
+{
+    return why == TB_WHY_SMALL || why == TB_WHY_ILLEGAL || why == TB_WHY_MODE_CPU ||
+           why == TB_WHY_NO_OP || why == TB_WHY_SCOPE;
+}
+
+/* ---- What each shape class measured ---------------------------------------
+ *
+ * A class keeps, per route, how many of its calls ran there and the fastest
+ * of them as a ratio to the model's time for that call. The fastest, not the
+ * mean: a disturbance (threads waking, another process) makes a call slower,
+ * never faster. A route is measured in a class once it ran there twice: the
+ * first calls of a route are the ones disturbed (on the H200 machine the
+ * first GPU calls after CUDA starts ran 1.4-2 times slow, and the first CPU
+ * calls right after CUDA started up to 3 times). Once the other route is
+ * measured, one call is enough: every call of the slower route costs, and
+ * a disturbed one is corrected by the re-check (rule 3). A GPU call that
+ * allocated does not count at all (dispatch.c).
+ * The table is small and fixed; a trylock never blocks a call (nor
+ * deadlocks in a child forked while another thread held it: that child
+ * just stops measuring). */
+
+#define TB_CLASS_SLOTS 512
+#define TB_CLASS_PROBES 8
+
+typedef struct tb_class {
+    unsigned key;             /* 0: empty */
+    unsigned seen[2];         /* calls that were measured, per route */
+    double best[2];           /* the fastest of them over the model's time */
+    unsigned since;           /* calls since the slower route last ran */
+    unsigned every;           /* re-check after this many; 0: not yet set */
+} tb_class;
+
+static tb_class tb_classes[TB_CLASS_SLOTS];
+static pthread_mutex_t tb_class_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned tb_ilog2(int x)
+{
+    unsigned l = 0;
+    while (x > 1 && l < 31) {
+        x >>= 1;
+        l++;
+    }
+    return l;
+}
+
+unsigned tb_policy_class(const tb_problem *p)
+{
+    return 1u + (tb_ilog2(p->m) | tb_ilog2(p->n) << 5 | tb_ilog2(p->k) << 10 |
+                 (unsigned)(p->transa != 0) << 15 | (unsigned)(p->transb != 0) << 16 |
+                 (unsigned)(p->beta != 0.0f) << 17);
+}
+
+/* The slot of key, or a free one for it (create), or NULL. Lock held. */
+static tb_class *tb_class_find(unsigned key, int create)
+{
+    unsigned h = (key * 2654435761u) >> 7;
+    for (int i = 0; i < TB_CLASS_PROBES; i++) {
+        tb_class *s = &tb_classes[(h + (unsigned)i) % TB_CLASS_SLOTS];
+        if (s->key == key)
+            return s;
+        if (s->key == 0) {
+            if (!create)
+                return NULL;
+            memset(s, 0, sizeof *s);
+            s->key = key;
+            return s;
+        }
+    }
+    return NULL;   /* full around here: this class is not measured */
+}
+
+void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s)
+{
+    const int r = route == TB_ROUTE_GPU;
+    const double ratio = seconds / model_s;
+    if (!(ratio > 0.0) || ratio > 1e6 || pthread_mutex_trylock(&tb_class_lock) != 0)
+        return;
+    tb_class *s = tb_class_find(tb_policy_class(p), 1);
+    if (s) {
+        if (s->seen[r] == 0 || ratio < s->best[r])
+            s->best[r] = ratio;
+        if (s->seen[r] < 1000000)
+            s->seen[r]++;
+    }
+    pthread_mutex_unlock(&tb_class_lock);
+}
+
+void tb_policy_forget(void)
+{
+    pthread_mutex_lock(&tb_class_lock);
+    memset(tb_classes, 0, sizeof tb_classes);
+    pthread_mutex_unlock(&tb_class_lock);
+}
+
+/* ---- The three rules ------------------------------------------------------
+ *
+ * 1. Take the route estimated faster by more than TB_MARGIN. An estimate is
+ *    the model's time until the class has measured the route, then the
+ *    measured one. 1.2: how far the model's time for a shape it was not
+ *    fitted on lands from the clock at small and mid sizes (0.8-1.25x on
+ *    the GPU, wider on the CPU, whose thread count changes with the shape).
+ * 2. Inside the margin neither estimate can be trusted to pick: measure.
+ *    The CPU runs until the class has measured it, the GPU then runs until
+ *    it is measured too (once, its allocating call aside), and from then on
+ *    the faster measured route is taken. The CPU goes first because the
+ *    order matters to what is measured: CPU calls made before any GPU call
+ *    of the class run as they would alone, while an OpenBLAS call right
+ *    after GPU calls is measured slow (64x1024x128: 0.085-0.096 ms against
+ *    0.059 alone; 3 of 6 such calls of 300^3 and 700x200x900 took 22-24 ms
+ *    for a 0.2-0.7 ms product) and leaves its threads polling beside the
+ *    GPU calls that follow.
+ * 3. Once both are measured, and the slower is within TB_RECHECK_SPAN of
+ *    the faster, one call in `every` re-checks the slower: 16 at first,
+ *    doubling after each re-check up to 1024, so that a steady program pays
+ *    less and less for it (at most 1/16 of its calls at first, each at most
+ *    4 times slower, then half of that, ...). A re-check that runs faster
+ *    lowers the best time, and the class turns over by itself. 4x: the
+ *    disturbed measurements above ran up to 3 times slow.
+ * With TILEDBLAS_LEARN=off nothing is measured and the faster estimate of
+ * the model is taken. */
+#define TB_MARGIN 1.2
+#define TB_RECHECK_SPAN 4.0
+#define TB_RECHECK_FIRST 16
+#define TB_RECHECK_LAST 1024
+
+static const tb_reason tb_why_faster[2] = {TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER};
+static const tb_reason tb_why_measured[2] = {TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED};
+static const tb_reason tb_why_try[2] = {TB_WHY_CPU_TRY, TB_WHY_GPU_TRY};
+static const tb_reason tb_why_recheck[2] = {TB_WHY_CPU_RECHECK, TB_WHY_GPU_RECHECK};
+
+/* Rule 3's turn: 1 when this call re-checks the slower route. Lock held. */
+static int tb_recheck_due(tb_class *s)
+{
+    if (s->every == 0)
+        s->every = TB_RECHECK_FIRST;
+    if (++s->since < s->every)
+        return 0;
+    s->since = 0;
+    if (s->every < TB_RECHECK_LAST)
+        s->every *= 2;
+    return 1;
+}
+
+tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est[2], tb_reason *why)
+{
+    est[TB_ROUTE_CPU] = model[TB_ROUTE_CPU];
+    est[TB_ROUTE_GPU] = model[TB_ROUTE_GPU];
+    int measured[2] = {0, 0};
+    tb_class *s = NULL;
+    const int learn = tb_settings_get()->learn;
+    const int locked = learn && pthread_mutex_trylock(&tb_class_lock) == 0;
+    if (locked && (s = tb_class_find(tb_policy_class(p), 0)) != NULL) {
+        for (int r = 0; r < 2; r++)
+            measured[r] = s->seen[r] >= 2 || (s->seen[r] >= 1 && s->seen[1 - r] >= 2);
+        for (int r = 0; r < 2; r++)
+            if (measured[r])
+                est[r] *= s->best[r];
+    }
+    const tb_route fast = est[TB_ROUTE_GPU] < est[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    const tb_route slow = fast == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
+    tb_route route = fast;
+    if (!learn) {
+        *why = tb_why_faster[fast];
+    } else if (est[fast] * TB_MARGIN < est[slow]) {                       /* rule 1 */
+        *why = measured[0] || measured[1] ? tb_why_measured[fast] : tb_why_faster[fast];
+    } else {                                                             /* rule 2 */
+        route = !measured[TB_ROUTE_CPU] ? TB_ROUTE_CPU : !measured[TB_ROUTE_GPU] ? TB_ROUTE_GPU : fast;
+        *why = measured[route] ? tb_why_measured[route] : tb_why_try[route];
+    }
+    if (s && measured[0] && measured[1] && route == fast &&               /* rule 3 */
+        est[slow] <= TB_RECHECK_SPAN * est[fast] && tb_recheck_due(s)) {
+        route = slow;
+        *why = tb_why_recheck[slow];
+    }
+    if (locked)
+        pthread_mutex_unlock(&tb_class_lock);
+    return route;
+}
+
+/* ---- The decision ---- */
+
+/* TILEDBLAS_SCOPE: may this interface, layout and pair of transposes go to
+ * the GPU? Every kernel reads transposed operands in its tile loads, so by
+ * default all of them may. */
+static int tb_in_scope(const tb_call *c, unsigned scope)
+{
+    unsigned api = c->api == TB_API_CBLAS ? TB_SCOPE_CBLAS : TB_SCOPE_FORTRAN;
+    unsigned layout = c->layout == TB_ROW_MAJOR ? TB_SCOPE_ROW : TB_SCOPE_COL;
+    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    unsigned ops = ta ? (tb ? TB_SCOPE_TT : TB_SCOPE_TN) : (tb ? TB_SCOPE_NT : TB_SCOPE_NN);
+    return (scope & api) && (scope & layout) && (scope & ops);
+}
+
+/* Until this machine's rates are known, a call that the built-in rates put
+ * on the CPU by more than this factor does not start CUDA to find out: the
+ * built-in rates are another machine's, but not off by that much. */
+#define TB_NO_START_FACTOR 3.0
+
+static tb_decision tb_cpu(tb_reason why)
+{
+    return (tb_decision){.route = TB_ROUTE_CPU, .reason = why};
+}
+
+/* Auto mode by the times: the model's, then the rules. */
+static tb_decision tb_weigh(const tb_problem *p)
+{
+    tb_decision d = {.weighed = 1};
+    double est[2];
+    tb_predict(p, &d.model_s[TB_ROUTE_CPU], &d.model_s[TB_ROUTE_GPU]);
+    d.route = tb_policy_choose(p, d.model_s, est, &d.reason);
+    d.pred_cpu_s = est[TB_ROUTE_CPU];
+    d.pred_gpu_s = est[TB_ROUTE_GPU];
+    return d;
+}
+
+/* The GPU is unavailable: no GPU at all is normal in auto mode and stays
+ * silent; a GPU that fails to start, a child of a parent that used it, or a
+ * mode that asked for the GPU, are said once. */
+static void tb_say_unavailable(tb_reason why, tb_mode mode)
+{
+    if (why == TB_WHY_AFTER_FORK)
+        tb_warn_once(TB_ONCE_FORK, "this process was forked after CUDA started; its calls "
+                     "run on the CPU BLAS");
+    else if (why == TB_WHY_GPU_INIT_FAILED)
+        tb_warn_once(TB_ONCE_NO_GPU, "%s; calls run on the CPU BLAS", tb_gpu_detail());
+    else if (why == TB_WHY_GPU_DISABLED)
+        ;   /* the failure that disabled it was reported when it happened */
+    else if (mode == TB_MODE_GPU)
+        tb_warn_once(TB_ONCE_NO_GPU, "%s=gpu but the GPU path is unavailable (%s: %s); "
+                     "calls run on the CPU BLAS", TB_ENV_MODE, tb_reason_name(why), tb_gpu_detail());
+    else if (mode == TB_MODE_VERIFY)
+        tb_warn_once(TB_ONCE_NO_GPU, "%s=verify cannot compare: the GPU path is "
+                     "unavailable (%s: %s); calls run on the CPU BLAS", TB_ENV_MODE,
+                     tb_reason_name(why), tb_gpu_detail());
+}
+
+tb_decision tb_decide(const tb_call *c, const tb_problem *p)
+{
+    const tb_settings *s = tb_settings_get();
+    if (s->mode == TB_MODE_CPU)
+        return tb_cpu(TB_WHY_MODE_CPU);
+    if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
+        return tb_cpu(TB_WHY_NO_OP);
+    if (!tb_in_scope(c, s->scope))
+        return tb_cpu(TB_WHY_SCOPE);
+    tb_decision d = {.route = TB_ROUTE_GPU, .reason = s->mode == TB_MODE_GPU ? TB_WHY_FORCED : TB_WHY_VERIFY};
+    if (s->mode == TB_MODE_AUTO) {
+        if ((double)p->m * p->n * p->k < s->threshold)
+            return tb_cpu(TB_WHY_SMALL);
+        d = tb_weigh(p);
+        if (d.route == TB_ROUTE_CPU &&
+            (tb_rates_final() || d.pred_gpu_s > TB_NO_START_FACTOR * d.pred_cpu_s))
+            return d;
+    }
+    /* Only now may CUDA start: calls the GPU would not take never pay for it. */
+    tb_reason why;
+    if (!tb_gpu_available(&why)) {
+        tb_say_unavailable(why, s->mode);
+        return tb_cpu(why);   /* no predicted times: there is no GPU to predict */
+    }
+    /* The first call the GPU might take: this machine's rates (from the
+     * cache, or measured once), then the decision again. */
+    if (s->mode == TB_MODE_AUTO && !tb_rates_final() && tb_calibrate_ensure())
+        d = tb_weigh(p);
+    return d;
+}

@@ -1,0 +1,215 @@
+/* tests/test_policy.c - unit tests of auto mode's three rules (policy.c) on
+ * made-up model times: the margin, measuring both routes inside it (the
+ * CPU first), the class's measurements replacing the model, the re-check of
+ * the slower route and its doubling interval, the shape classes, and whole
+ * sequences of calls as a program makes them. Needs no GPU. */
+#include "unit_check.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* One decision on model times (cpu, gpu) for p's class. */
+static tb_route choose(const tb_problem *p, double cpu, double gpu, tb_reason *why)
+{
+    const double model[2] = {cpu, gpu};
+    double est[2];
+    return tb_policy_choose(p, model, est, why);
+}
+
+static void test_margin(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(1000, 1000, 1000));
+    tb_reason why;
+    CHECK(choose(&p, 1.0e-3, 2.0e-3, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_FASTER,
+          "CPU 2x faster: cpu-faster (got %s)", tb_reason_name(why));
+    CHECK(choose(&p, 1.3e-3, 1.0e-3, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_FASTER,
+          "GPU 1.3x faster: gpu-faster (got %s)", tb_reason_name(why));
+    CHECK(choose(&p, 1.1e-3, 1.0e-3, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
+          "GPU 1.1x faster is inside the margin: the CPU is measured first (got %s)", tb_reason_name(why));
+    CHECK(choose(&p, 1.0e-3, 1.19e-3, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
+          "CPU 1.19x faster: inside the margin too (got %s)", tb_reason_name(why));
+}
+
+/* Inside the margin: the CPU twice, then the GPU once, then the faster
+ * measured route; each route's fastest call counts. */
+static void test_measure_both(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(300, 300, 300));
+    const double cpu = 1.0e-4, gpu = 1.1e-4;
+    tb_reason why;
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.5e-4, cpu);
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
+          "one CPU call is no measurement (got %s)", tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu);
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY,
+          "the CPU measured at 1.2x its model, close to the GPU's 1.1: the GPU is tried (got %s)",
+          tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.0e-4, gpu);
+    double est[2];
+    const double model[2] = {cpu, gpu};
+    tb_route r = tb_policy_choose(&p, model, est, &why);
+    CHECK(r == TB_ROUTE_GPU && why == TB_WHY_GPU_MEASURED && near(est[TB_ROUTE_CPU], 1.2e-4) &&
+              near(est[TB_ROUTE_GPU], 1.0e-4),
+          "one GPU call measures it once the CPU is measured: 1.0 against the CPU's best 1.2, "
+          "gpu-measured (got %s, %.3g, %.3g)", tb_reason_name(why), est[0], est[1]);
+}
+
+/* TILEDBLAS_LEARN=off (ctest runs this program once more with it): the
+ * model's faster time decides, whatever was recorded, and nothing is
+ * tried or re-checked. */
+static void test_learn_off(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(300, 300, 300));
+    tb_reason why;
+    for (int i = 0; i < 3; i++) {
+        tb_policy_record(&p, TB_ROUTE_CPU, 50e-4, 1e-4);
+        tb_policy_record(&p, TB_ROUTE_GPU, 1e-4, 1e-4);
+    }
+    int cpu = 0;
+    for (int i = 0; i < 100; i++)
+        cpu += choose(&p, 1.0e-4, 1.1e-4, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_FASTER;
+    CHECK(cpu == 100, "learning off: the model's CPU on every call, cpu-faster (%d of 100)", cpu);
+    CHECK(choose(&p, 1.1e-4, 1.0e-4, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_FASTER,
+          "learning off: the model's GPU when it is faster (got %s)", tb_reason_name(why));
+}
+
+/* Measurements replace the model's estimate: a class the model got wrong
+ * turns over once the wrong route has run twice. */
+static void test_measured_turns(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(8192, 8192, 4));
+    tb_reason why;
+    const double cpu = 1.0e-3, gpu = 3.0e-3;
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_FASTER, "the model's CPU");
+    tb_policy_record(&p, TB_ROUTE_CPU, 20.0 * cpu, cpu);
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU, "one slow call does not turn it");
+    tb_policy_record(&p, TB_ROUTE_CPU, 25.0 * cpu, cpu);
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_MEASURED,
+          "the CPU measured 20x its model: gpu-measured (got %s)", tb_reason_name(why));
+
+    /* Classes: powers of two of m, n and k, the transposes, beta. */
+    tb_problem q = problem_of(row_nn(9000, 12000, 7));
+    CHECK(tb_policy_class(&q) == tb_policy_class(&p), "9000x12000x7 shares 8192x8192x4's class");
+    static const int other[][3] = {{4096, 8192, 4}, {8192, 16384, 4}, {8192, 8192, 8}};
+    for (int i = 0; i < 3; i++) {
+        q = problem_of(row_nn(other[i][0], other[i][1], other[i][2]));
+        CHECK(tb_policy_class(&q) != tb_policy_class(&p), "%dx%dx%d is another class", other[i][0],
+              other[i][1], other[i][2]);
+    }
+    tb_call c = row_nn(8192, 8192, 4);
+    c.transb = TB_TRANS;
+    c.ldb = 4;
+    q = problem_of(c);
+    CHECK(tb_policy_class(&q) != tb_policy_class(&p), "a transposed B is another class");
+    c = row_nn(8192, 8192, 4);
+    c.beta = 1.0f;
+    q = problem_of(c);
+    CHECK(tb_policy_class(&q) != tb_policy_class(&p), "beta != 0 is another class");
+    CHECK(choose(&q, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_FASTER,
+          "what one class measured does not move another");
+}
+
+/* Both measured, the slower within 4x: it runs again on the 16th call,
+ * then the 32nd after that, ...; beyond 4x it never does. */
+static void test_recheck(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(2000, 500, 3000));
+    const double cpu = 1.0e-3, gpu = 1.0e-3;
+    for (int i = 0; i < 2; i++) {
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.5 * cpu, cpu);
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * gpu, gpu);
+    }
+    char routes[64];
+    int at[4], n = 0;
+    tb_reason why;
+    for (int i = 0; i < 60; i++) {
+        const tb_route r = choose(&p, cpu, gpu, &why);
+        routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
+        if (r == TB_ROUTE_CPU && n < 4)
+            at[n++] = i + 1;
+        CHECK(r == TB_ROUTE_GPU ? why == TB_WHY_GPU_MEASURED : why == TB_WHY_CPU_RECHECK,
+              "call %d: %s", i + 1, tb_reason_name(why));
+    }
+    routes[60] = '\0';
+    CHECK(n == 2 && at[0] == 16 && at[1] == 48, "re-checks at calls 16 and 48 (%s)", routes);
+
+    tb_policy_forget();
+    for (int i = 0; i < 2; i++) {
+        tb_policy_record(&p, TB_ROUTE_CPU, 4.5 * cpu, cpu);
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * gpu, gpu);
+    }
+    n = 0;
+    for (int i = 0; i < 200; i++)
+        n += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU;
+    CHECK(n == 0, "a route measured 4.5x slower is not re-checked (%d calls)", n);
+}
+
+/* Calls of one shape, as a program makes them, on model times (cpu, gpu),
+ * when each route really takes true_cpu / true_gpu times the model's time,
+ * except the first `disturbed` CPU calls, which take cpu_first times it. As
+ * in dispatch.c, the first GPU call allocates and is no measurement. The
+ * routes taken, 'c' or 'g', go to routes. */
+static void calls(int n, double cpu, double gpu, double true_cpu, double true_gpu, int disturbed,
+                  double cpu_first, char *routes)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(700, 200, 900));
+    int gpu_calls = 0, cpu_calls = 0;
+    for (int i = 0; i < n; i++) {
+        tb_reason why;
+        const tb_route r = choose(&p, cpu, gpu, &why);
+        routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
+        if (r == TB_ROUTE_CPU)
+            tb_policy_record(&p, r, (cpu_calls++ < disturbed ? cpu_first : true_cpu) * cpu, cpu);
+        else if (gpu_calls++ > 0)
+            tb_policy_record(&p, r, true_gpu * gpu, gpu);
+    }
+    routes[n] = '\0';
+}
+
+static void test_sequences(void)
+{
+    char r[128];
+    calls(8, 1.0, 3.0, 1.0, 1.0, 0, 1.0, r);
+    CHECK(!strcmp(r, "cccccccc"), "the model's CPU, right: %s", r);
+    calls(8, 3.0, 1.0, 1.0, 1.0, 0, 1.0, r);
+    CHECK(!strcmp(r, "gggggggg"), "the model's GPU, right: %s", r);
+    calls(8, 1.0, 3.0, 20.0, 1.0, 0, 1.0, r);
+    CHECK(!strcmp(r, "ccgggggg"), "the CPU 20x slower than its model: two calls show it: %s", r);
+    calls(8, 3.0, 1.0, 1.0, 100.0, 0, 1.0, r);
+    CHECK(!strcmp(r, "gggccccc"), "the GPU 100x slower: its allocating call and two more: %s", r);
+    /* Close, the CPU ahead and truly 15% faster: two CPU calls, the GPU
+     * tried (its allocating call, then one that counts), back to the CPU. */
+    calls(10, 1.0, 1.05, 1.0, 1.1, 0, 1.0, r);
+    CHECK(!strcmp(r, "ccggcccccc"), "close, the CPU faster: %s", r);
+    /* Close, the GPU truly 20% faster: it keeps the class. */
+    calls(10, 1.0, 1.05, 1.0, 0.8, 0, 1.0, r);
+    CHECK(!strcmp(r, "ccgggggggg"), "close, the GPU faster: %s", r);
+    /* Close, the CPU truly faster but its first two calls disturbed (3x, as
+     * right after CUDA starts): the GPU takes the class until the re-check
+     * measures the CPU again, 16 calls after both were measured. */
+    calls(40, 1.0, 1.1, 1.0, 1.0, 2, 3.0, r);
+    const size_t g = strspn(r + 2, "g");
+    CHECK(!strncmp(r, "cc", 2) && g == 17 && strspn(r + 2 + g, "c") == 40 - 2 - g,
+          "close, the CPU's first calls disturbed: %s", r);
+}
+
+int main(void)
+{
+    setenv("TILEDBLAS_CALIBRATE", "off", 1);
+    const char *learn = getenv("TILEDBLAS_LEARN");
+    if (learn && !strcmp(learn, "off")) {
+        test_learn_off();
+        return unit_summary("test_policy (TILEDBLAS_LEARN=off)");
+    }
+    test_margin();
+    test_measure_both();
+    test_measured_turns();
+    test_recheck();
+    test_sequences();
+    return unit_summary("test_policy");
+}

@@ -1,0 +1,61 @@
+/* tests/unit_check.h - what the unit tests of the hidden internals share:
+ * CHECK (counts, prints each failure with its place and a reason), the
+ * summary line that ends each program, a plain row-major NN call, and a
+ * small-call grid scaled from the formulas. */
+#ifndef TB_UNIT_CHECK_H
+#define TB_UNIT_CHECK_H
+
+#include "tb_internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do {                                   \
+        if (cond) { passed++; } else {                          \
+            failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__); printf("\n"); }                \
+    } while (0)
+
+/* Ends main: "N passed, N failed" and the exit code. */
+static int unit_summary(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, passed, failed);
+    return failed ? 1 : 0;
+}
+
+static inline tb_call row_nn(int m, int n, int k)
+{
+    static float dummy[1];
+    return (tb_call){TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
+                     1.0f, 0.0f, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1};
+}
+
+static inline tb_problem problem_of(tb_call c)
+{
+    tb_problem p;
+    tb_normalise(&c, &p);
+    return p;
+}
+
+/* Rates whose grid holds formula x fc on the CPU and x fg on the GPU at
+ * every shape calibrate.c measures. */
+static inline void grid_scaled(tb_rates *r, double fc, double fg)
+{
+    memset(r->grid, 0, sizeof r->grid);
+    for (int i = 0; i < TB_GRID_MN; i++)
+        for (int j = 0; j < TB_GRID_MN; j++)
+            for (int l = 0; l < TB_GRID_K; l++)
+                if (tb_grid_wanted(i, j, l)) {
+                    const tb_problem q = tb_grid_shape(i, j, l, NULL, NULL, NULL);
+                    double pc, pg;
+                    tb_predict_with(r, &q, &pc, &pg);
+                    r->grid[TB_ROUTE_CPU][i][j][l] = (float)(pc * fc);
+                    r->grid[TB_ROUTE_GPU][i][j][l] = (float)(pg * fg);
+                }
+}
+
+static inline int near(double x, double want) { return fabs(x - want) <= 1e-5 * want; }
+
+#endif
