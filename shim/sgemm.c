@@ -7,8 +7,6 @@
 
 #define TB_EXPORT __attribute__((visibility("default")))
 
-tb_fastpath tb_fast;
-
 /* Everything but the fast path; kept out of line so that cblas_sgemm stays
  * a compare and a jump. */
 static __attribute__((noinline)) void tb_cblas_slow(int layout, int transa, int transb,

@@ -126,6 +126,7 @@ static void tb_exit_hold(void)
  * Armed once, by the first call that gets here, which also registers the
  * exit and fork handlers: `below` is written by that thread only, before
  * `real` publishes it, and once exit has begun nothing arms it again. */
+tb_fastpath tb_fast;
 static pthread_once_t tb_first_call_once = PTHREAD_ONCE_INIT;
 
 static void tb_first_call(void)

@@ -125,8 +125,8 @@ typedef struct tb_problem {
 typedef enum { TB_ROUTE_CPU = 0, TB_ROUTE_GPU = 1 } tb_route;
 
 /* Why a call went where it went: the word of the decision line, the
- * statistics and the trace (tb_reason_name in policy.c holds the one name
- * table; README "Decision lines" explains each). */
+ * statistics and the trace (reason.c holds the one name table; README
+ * "Decision lines" explains each). */
 typedef enum {
     TB_WHY_SMALL,             /* below TILEDBLAS_THRESHOLD                        */
     TB_WHY_ILLEGAL,           /* BLAS-illegal: forwarded, the real BLAS reports it */
@@ -199,6 +199,16 @@ TB_HIDDEN int tb_grid_wanted(int i, int j, int l);
 /* The seed kernel's time for a small product with this K and flops. */
 TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
 
+/* ---- Functions in reason.c: the reasons' words ---- */
+/* The reason's word; for TB_WHY_GPU_FAILED "gpu-failed". */
+TB_HIDDEN const char *tb_reason_name(tb_reason why);
+/* The reason as written in lines and reports: the word, and for a GPU
+ * failure ":" and the stage ("gpu-failed:h2d"). Returns buf. */
+TB_HIDDEN const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len);
+/* 1 for reasons that mean the call was never meant for the GPU (small,
+ * illegal-args, mode-cpu, no-op, scope). */
+TB_HIDDEN int tb_reason_ineligible(tb_reason why);
+
 /* ---- Functions in plan.c: how the GPU path cuts a product ---- */
 /* C in column blocks of nb columns (op(B)'s block stays on the device while
  * the block is done), each block in panels of mp rows streamed through
@@ -234,14 +244,7 @@ TB_HIDDEN void tb_policy_forget(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the
  * transposes, beta = 0 or not, the element size. */
 TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
-/* The reason's word; for TB_WHY_GPU_FAILED "gpu-failed". */
-TB_HIDDEN const char *tb_reason_name(tb_reason why);
-/* The reason as written in lines and reports: the word, and for a GPU
- * failure ":" and the stage ("gpu-failed:h2d"). Returns buf. */
-TB_HIDDEN const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len);
-/* 1 for reasons that mean the call was never meant for the GPU (small,
- * illegal-args, mode-cpu, no-op, scope). */
-TB_HIDDEN int tb_reason_ineligible(tb_reason why);
+
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or a short measurement
