@@ -1,10 +1,11 @@
 /* src/api.c - the public tiledblas_* functions of include/tiledblas.h: the
- * GEMM on device pointers (the kernel alone, no copies, no lock) and the
- * description of the kernels built in. */
+ * GEMM on device pointers (the kernel alone, no copies, no lock), the
+ * description of the kernels built in, and calibration on request. */
 #include "tb_internal.h"
 #include "tb_kernels.h"
 #include "tiledblas.h"
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 #include <string.h>
 
 #define TB_EXPORT __attribute__((visibility("default")))
@@ -92,4 +93,19 @@ TB_EXPORT int tiledblas_memory(size_t *device_held, size_t *device_free)
     if (device_free)
         *device_free = free_b;
     return r;
+}
+
+TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
+{
+    const char *why;
+    if (!tb_gpu_available(&why)) {
+        snprintf(buf, len, "no GPU (%s: %s): every call runs on the CPU BLAS, no rates to measure\n",
+                 why, tb_gpu_detail());
+        return 1;
+    }
+    if (!tb_real_cblas()) {
+        snprintf(buf, len, "no CPU BLAS found (see %s)\n", TB_ENV_CPU_BLAS);
+        return -1;
+    }
+    return tb_calibrate_now(buf, len);
 }
