@@ -136,7 +136,7 @@ gnuplot-name)
     limited "$TB_TOOL" bench --sizes 32 --reps 1 --plot "$name" >out 2>err || fail "bench: status $?: $(tail -2 err)"
     [ -e INJECTED ] && fail "bench --plot ran the backquoted command"
     head -c 8 "$name" | grep -q PNG || fail "bench did not write '$name'"
-    # The issue's own example: a '/' inside the backquotes names a missing
+    # An absolute name whose backquotes hold a '/': the '/' names a missing
     # directory, so it is refused with a clear error (and runs nothing).
     limited "$TB_TOOL" bench --sizes 32 --reps 1 --plot "$tmp/g/y\`touch $tmp/g/INJECTED\`.png" >out 2>err
     [ $? = 1 ] || fail "bench: a name in a missing directory was not refused"

@@ -73,6 +73,7 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", argv[1], argv[1]);
     if (system(cmd) != 0)
         return 2;
+    setvbuf(stdout, NULL, _IONBF, 0);   /* failures show even if a FIFO blocks us */
     alarm(20);   /* a FIFO that blocks a read or write fails the test by SIGALRM */
 
     tb_rates r = some_rates(), back;
