@@ -115,6 +115,29 @@ static int tb_trace_room(int fd, size_t n)
     return 0;
 }
 
+/* Writes one whole line, if there is room for it, and notes the file's new
+ * end. */
+static void tb_trace_write(int fd, const char *line, size_t n)
+{
+    if (!tb_trace_room(fd, n))
+        return;
+    ssize_t w;
+    do
+        w = write(fd, line, n);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)n)
+        tb_warn_once(TB_ONCE_TRACE, "writing %s failed (%s); the trace is incomplete",
+                     TB_ENV_TRACE, w < 0 ? strerror(errno) : "short write");
+    /* With O_APPEND the offset after a write is the file's end then, every
+     * process's lines included. */
+    off_t end = lseek(fd, 0, SEEK_CUR);
+    double seen = end > 0 ? (double)end : 0.0, old;
+    __atomic_load(&tb_trace_size, &old, __ATOMIC_RELAXED);
+    while (seen > old && !__atomic_compare_exchange(&tb_trace_size, &old, &seen, 1,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
 /* A double as JSON: JSON has no NaN or infinity, so those become null. */
 static const char *tb_num(char *s, size_t len, double x)
 {
@@ -203,21 +226,5 @@ void tb_trace_record(const tb_record *r)
     tb_add(&l, "}\n");
     if (l.n >= sizeof l.buf)     /* cannot happen with these fields; never write half a line */
         return;
-    if (!tb_trace_room(fd, l.n))
-        return;
-    ssize_t w;
-    do
-        w = write(fd, l.buf, l.n);
-    while (w < 0 && errno == EINTR);
-    if (w != (ssize_t)l.n)
-        tb_warn_once(TB_ONCE_TRACE, "writing %s failed (%s); the trace is incomplete",
-                     TB_ENV_TRACE, w < 0 ? strerror(errno) : "short write");
-    /* With O_APPEND the offset after a write is the file's end then, every
-     * process's lines included. */
-    off_t end = lseek(fd, 0, SEEK_CUR);
-    double seen = end > 0 ? (double)end : 0.0, old;
-    __atomic_load(&tb_trace_size, &old, __ATOMIC_RELAXED);
-    while (seen > old && !__atomic_compare_exchange(&tb_trace_size, &old, &seen, 1,
-                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    tb_trace_write(fd, l.buf, l.n);
 }
