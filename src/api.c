@@ -1,11 +1,13 @@
 /* src/api.c - every public tiledblas_* function of include/tiledblas.h, in
  * one place: the GEMM on device pointers (the kernel alone, no copies, no
- * lock), the kernels built in, memory, the info text and the GPU's
- * description. Each is a thin door onto the internals that do the work. */
+ * lock), the kernels built in, memory, calibration on request, the info
+ * text and the GPU's description. Each is a thin door onto the internals
+ * that do the work. */
 #include "tb_internal.h"
 #include "tb_kernels.h"
 #include "tiledblas.h"
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 #include <string.h>
 
 #define TB_EXPORT __attribute__((visibility("default")))
@@ -103,4 +105,19 @@ TB_EXPORT int tiledblas_info(char *buf, size_t len)
 TB_EXPORT int tiledblas_gpu_describe(char *buf, size_t len)
 {
     return tb_gpu_describe_for_user(buf, len);
+}
+
+TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
+{
+    tb_reason why;
+    if (!tb_gpu_available(&why)) {
+        snprintf(buf, len, "no GPU (%s: %s): every call runs on the CPU BLAS, no rates to measure\n",
+                 tb_reason_name(why), tb_gpu_detail());
+        return 1;
+    }
+    if (!tb_real_cblas()) {
+        snprintf(buf, len, "no CPU BLAS found (see %s)\n", TB_ENV_CPU_BLAS);
+        return -1;
+    }
+    return tb_calibrate_now(buf, len);
 }

@@ -27,280 +27,26 @@
  *              panels, timed with events;
  *   grid       both routes at the 259 shapes of the small-call grid
  *              (costmodel.c), GPU after the GPU's rates, CPU after the
- *              CPU's (a calibration took 1.12-1.14 s with it in session
- *              10, 0.35 s without it in session 9).
- * A rate outside plausible bounds keeps its built-in value.
- *
- * The cache file is text, one rate per line, under a key naming the GPU
- * (name, UUID), the CPU, the CPU BLAS (library, version, core, threads), the
- * settings that change speed and our version: change any, and the file no
- * longer matches, so the rates are measured again. */
+ *              CPU's (on the H200 machine a calibration takes 1.12-1.14 s,
+ *              0.35 s of it without the grid).
+ * A rate outside plausible bounds keeps its built-in value. The cache (its
+ * file, key and directory) is cache.c's; this file only measures. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include "tb_kernels.h"
 #include "tiledblas.h"
 #include <cuda_runtime_api.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-/* Bumped whenever a cached rate changes meaning (costmodel.c), so that files
- * written by an older model are measured again. 2: the CPU's time for C's
- * traffic adds to its flops instead of overlapping them. 3: the small-call
- * grid. 4: the grid's GPU times are medians of five, not the fastest of
- * three. */
-#define TB_MODEL_REVISION 4
-
-/* The cache file's largest size: the rates and up to 448 grid lines. */
-#define TB_CAL_TEXT 32768
-
-#define TB_EXPORT __attribute__((visibility("default")))
 
 static pthread_mutex_t tb_cal_lock = PTHREAD_MUTEX_INITIALIZER;
 static int tb_cal_done;                  /* the rates are final              */
 static tb_rates tb_cal_rates;            /* published once measured or read  */
 static char tb_cal_source[1200] = "built in (H200 machine); measured on the first GPU call";
-
-/* ---- the cache file ------------------------------------------------------- */
-
-/* The rates by name, in file order, with the bounds a measurement must fall
- * in to be believed. */
-static const struct {
-    const char *name;
-    size_t off;
-    double lo, hi;
-} tb_cal_fields[] = {
-    {"cpu_flops", offsetof(tb_rates, cpu_flops), 1e8, 1e16},
-    {"cpu_fixed_s", offsetof(tb_rates, cpu_fixed_s), 0.0, 2e-3},
-    {"cpu_core_flops", offsetof(tb_rates, cpu_core_flops), 1e7, 1e14},
-    {"gpu_flops", offsetof(tb_rates, gpu_flops), 1e10, 1e17},
-    {"gpu_fixed_s", offsetof(tb_rates, gpu_fixed_s), 1e-7, 2e-3},
-    {"h2d_bps", offsetof(tb_rates, h2d_bps), 1e8, 1e13},
-    {"d2h_bps", offsetof(tb_rates, d2h_bps), 1e8, 1e13},
-    {"thin_dim", offsetof(tb_rates, thin_dim), 1.0, 1e6},
-    {"cpu_c_bps", offsetof(tb_rates, cpu_c_bps), 1e8, 1e13},
-};
-#define TB_NCAL (int)(sizeof tb_cal_fields / sizeof tb_cal_fields[0])
-
-static double *tb_field(tb_rates *r, int i) { return (double *)((char *)r + tb_cal_fields[i].off); }
-
-static int tb_plausible(int i, double v)
-{
-    return isfinite(v) && v >= tb_cal_fields[i].lo && v <= tb_cal_fields[i].hi;
-}
-
-int tb_calibration_format(const tb_rates *r, const char *key, const char *when, char *buf,
-                          size_t len)
-{
-    int n = snprintf(buf, len,
-                     "# libtiledblas: this machine's rates for the GPU/CPU decision, measured %s.\n"
-                     "# Delete this file, or run `tiledblas calibrate`, to measure them again.\n"
-                     "key %s\n", when, key);
-    for (int i = 0; i < TB_NCAL && n >= 0 && (size_t)n < len; i++)
-        n += snprintf(buf + n, len - n, "%s %.6g\n", tb_cal_fields[i].name,
-                      *tb_field((tb_rates *)r, i));
-    /* The grid: "grid M N K cpu_s gpu_s", one line per measured shape. */
-    for (int i = 0; i < TB_GRID_MN; i++)
-        for (int j = 0; j < TB_GRID_MN; j++)
-            for (int l = 0; l < TB_GRID_K && n >= 0 && (size_t)n < len; l++)
-                if (r->grid[0][i][j][l] > 0.0f && r->grid[1][i][j][l] > 0.0f)
-                    n += snprintf(buf + n, len - n, "grid %d %d %d %.4g %.4g\n", 32 << i, 32 << j,
-                                  1 << 2 * l, r->grid[0][i][j][l], r->grid[1][i][j][l]);
-    return n >= 0 && (size_t)n < len ? 0 : -1;
-}
-
-/* log2 of x when x is a power of two, else -1. */
-static int tb_log2_exact(int x)
-{
-    for (int l = 0; l < 31; l++)
-        if (x == 1 << l)
-            return l;
-    return -1;
-}
-
-/* One "grid M N K cpu_s gpu_s" line (without "grid "): 0 when it names a
- * shape of the grid and two plausible times. */
-static int tb_grid_line(const char *text, size_t len, tb_rates *r)
-{
-    char buf[128];
-    int m, n, k, used = 0;
-    double tc, tg;
-    if (len >= sizeof buf)
-        return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (sscanf(buf, "%d %d %d %lf %lf%n", &m, &n, &k, &tc, &tg, &used) != 5 || buf[used])
-        return -1;
-    const int i = tb_log2_exact(m) - 5, j = tb_log2_exact(n) - 5, lk = tb_log2_exact(k);
-    if (lk < 0 || lk % 2 || !tb_grid_wanted(i, j, lk / 2) || !(tc >= 1e-7 && tc <= 10.0) ||
-        !(tg >= 1e-7 && tg <= 10.0))
-        return -1;
-    r->grid[TB_ROUTE_CPU][i][j][lk / 2] = (float)tc;
-    r->grid[TB_ROUTE_GPU][i][j][lk / 2] = (float)tg;
-    return 0;
-}
-
-int tb_calibration_parse(const char *text, const char *key, tb_rates *out)
-{
-    tb_rates r = *tb_rates_builtin();
-    int seen = 0, key_ok = 0;
-    for (const char *line = text; line && *line;) {
-        const char *eol = strchr(line, '\n');
-        size_t l = eol ? (size_t)(eol - line) : strlen(line);
-        if (l > 4 && strncmp(line, "key ", 4) == 0)
-            key_ok = l - 4 == strlen(key) && strncmp(line + 4, key, l - 4) == 0;
-        if (l > 5 && strncmp(line, "grid ", 5) == 0 && tb_grid_line(line + 5, l - 5, &r) != 0)
-            return -1;
-        for (int i = 0; i < TB_NCAL; i++) {
-            size_t nl = strlen(tb_cal_fields[i].name);
-            if (l > nl + 1 && strncmp(line, tb_cal_fields[i].name, nl) == 0 && line[nl] == ' ') {
-                char num[48], *end;
-                size_t vl = l - nl - 1 < sizeof num - 1 ? l - nl - 1 : sizeof num - 1;
-                memcpy(num, line + nl + 1, vl);
-                num[vl] = '\0';
-                double v = strtod(num, &end);
-                if (end == num || *end || !tb_plausible(i, v))
-                    return -1;
-                *tb_field(&r, i) = v;
-                seen |= 1 << i;
-            }
-        }
-        line = eol ? eol + 1 : NULL;
-    }
-    if (!key_ok || seen != (1 << TB_NCAL) - 1)
-        return -1;
-    *out = r;
-    return 0;
-}
-
-static uint64_t tb_fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static void tb_cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *v = strchr(line, ':');
-            if (v) {
-                v += 1 + (v[1] == ' ');
-                v[strcspn(v, "\n")] = '\0';
-                snprintf(buf, len, "%s", v);
-            }
-            break;
-        }
-    fclose(f);
-}
-
-static int tb_cache_dir(char *buf, size_t len)
-{
-    const tb_settings *s = tb_settings_get();
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    if (s->cache_dir)
-        n = snprintf(buf, len, "%s", s->cache_dir);
-    else if (xdg && xdg[0] == '/')
-        n = snprintf(buf, len, "%s/tiledblas", xdg);
-    else if (home && home[0])
-        n = snprintf(buf, len, "%s/.cache/tiledblas", home);
-    else
-        return -1;
-    return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-int tb_calibration_path(char *path, size_t len, char *key, size_t klen)
-{
-    const tb_settings *s = tb_settings_get();
-    struct cudaDeviceProp prop;
-    char k[2048], cpu[160], blas[512], warn[256], uuid[40] = "";
-    if (cudaGetDeviceProperties(&prop, s->device) != cudaSuccess) {
-        cudaGetLastError();
-        return -1;
-    }
-    for (int i = 0; i < 16; i++)
-        snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)prop.uuid.bytes[i]);
-    tb_cpu_model(cpu, sizeof cpu);
-    tb_cpu_blas_describe(blas, sizeof blas, warn, sizeof warn);
-    snprintf(k, sizeof k,
-             "tiledblas %s model %d | gpu %s %s %d SMs | cpu %s x%ld | blas %s | copy-threads %d "
-             "streams %d kernel %s device-memory %.0f",
-             TILEDBLAS_VERSION, TB_MODEL_REVISION, prop.name, uuid, prop.multiProcessorCount, cpu,
-             sysconf(_SC_NPROCESSORS_ONLN), blas, s->copy_threads, s->lanes,
-             s->kernel ? s->kernel : "default", s->device_memory);
-    if (key && snprintf(key, klen, "%s", k) >= (int)klen)
-        return -1;
-    char dir[900];
-    if (tb_cache_dir(dir, sizeof dir) != 0)
-        return -1;
-    int n = snprintf(path, len, "%s/rates-%016llx.txt", dir, (unsigned long long)tb_fnv1a(k));
-    return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-static int tb_cal_load(const char *path, const char *key, tb_rates *r)
-{
-    char text[TB_CAL_TEXT];
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    return tb_calibration_parse(text, key, r);
-}
-
-/* mkdir -p for the cache directory; then write a temporary file and rename
- * it, so that a reader never sees half a file. */
-static int tb_cal_save(const char *path, const char *key, const tb_rates *r)
-{
-    char dir[1200], text[TB_CAL_TEXT], when[40], tmp[1300];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return -1;
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tm));
-    if (tb_calibration_format(r, key, when, text, sizeof text) != 0)
-        return -1;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    size_t len = strlen(text);
-    int ok = write(fd, text, len) == (ssize_t)len;
-    ok &= close(fd) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- the measurement ------------------------------------------------------ */
 
@@ -413,24 +159,21 @@ static void tb_fill(float *x, size_t n, uint32_t seed)
     }
 }
 
-static void tb_keep(tb_rates *r, int field, double v)
-{
-    if (tb_plausible(field, v))
-        *tb_field(r, field) = v;
-}
+/* Sets r's rate `field` to v when v is plausible (cache.c's bounds). */
+#define TB_KEEP(r, field, v) tb_rates_keep((r), offsetof(tb_rates, field), (v))
 
 /* The small-call grid (costmodel.c) on one route, largest C first (the GPU
  * path's buffers grow once), then tb_grid_monotone. Each shape's time is
  * taken after a warm-up: on the GPU the median of five calls, on the CPU
  * the fastest of three. A small OpenBLAS call on 16 threads varies from call
  * to call by itself, and its fastest stands 10-20% below what a program's
- * calls take (session 11, H200 machine: 256^3 0.098 ms in one grid, 0.116-
+ * calls take (H200 machine: 256^3 0.098 ms in one grid, 0.116-
  * 0.127 in the sweep's processes that followed, median of 100 calls); the
  * GPU's calls vary little (0.098 ms in that grid, 0.097-0.108 in the
  * sweep). So where the grid errs it errs towards the CPU, on purpose: a
  * class sent to the CPU by mistake tries the GPU cheaply and moves
  * (dispatch.c, gpu-try), while one sent to the GPU by mistake stays there.
- * With medians on both sides (tried in session 11) the CPU side came out
+ * With medians on both sides the CPU side came out
  * too slow between grid points: 48x1500x100 was predicted 0.091 ms on the
  * CPU and took 0.072, and ran on the GPU at 0.089. A failed GPU call
  * leaves the grid empty: -1. */
@@ -457,96 +200,139 @@ static int tb_measure_grid(tb_rates *r, tb_route route, const float *A, const fl
     return 0;
 }
 
+/* The buffers every measurement shares: A and B hold any grid shape's
+ * operand (m k and k n are at most 2^23), C is F x F, C8 8 x 4F. Filled
+ * with finite values, every page touched. */
+enum { TB_CAL_M = 2048, TB_CAL_N = 2048, TB_CAL_K = 1024, TB_CAL_F = 4096 };
+typedef struct tb_cal_buffers {
+    float *A, *B, *C, *C8;
+} tb_cal_buffers;
+
+static int tb_cal_buffers_alloc(tb_cal_buffers *b)
+{
+    const size_t AB = (size_t)1 << 23, M = TB_CAL_M, N = TB_CAL_N, K = TB_CAL_K, F = TB_CAL_F;
+    b->A = malloc(sizeof(float) * AB);
+    b->B = malloc(sizeof(float) * AB);
+    b->C = malloc(sizeof(float) * F * F);
+    b->C8 = malloc(sizeof(float) * 8 * 4 * F);
+    if (!b->A || !b->B || !b->C || !b->C8)
+        return -1;
+    tb_fill(b->A, M * K, 1);
+    tb_fill(b->B, M * K, 2);
+    tb_fill(b->C, M * N, 3);
+    for (size_t i = 1; i < AB / (M * K); i++) {   /* touched, not zero pages */
+        memcpy(b->A + i * M * K, b->A, sizeof(float) * M * K);
+        memcpy(b->B + i * M * K, b->B, sizeof(float) * M * K);
+    }
+    for (size_t i = 1; i < F * F / (M * N); i++)
+        memcpy(b->C + i * M * N, b->C, sizeof(float) * M * N);
+    return 0;
+}
+
+static void tb_cal_buffers_free(tb_cal_buffers *b)
+{
+    free(b->A);
+    free(b->B);
+    free(b->C);
+    free(b->C8);
+}
+
+/* The GPU's fixed cost and both copy directions, through the pipeline real
+ * calls take; t_tiny gets the 64^3 call's time. -1 when a GPU call fails. */
+static int tb_measure_transfers(tb_rates *r, const tb_cal_buffers *b, double *t_tiny)
+{
+    const int F = TB_CAL_F;
+    const double c_bytes = 4.0 * F * F, ab_bytes = 4.0 * (F * 8 + 8 * F);
+    const tb_problem tiny = tb_prob(64, 64, 64, 0.0f, b->A, b->B, b->C);
+    const tb_problem down = tb_prob(F, F, 8, 0.0f, b->A, b->B, b->C);
+    const tb_problem up = tb_prob(8, 4 * F, F / 4, 0.0f, b->A, b->C, b->C8);   /* B: the 64 MiB C is read */
+    *t_tiny = tb_time(&tiny, 9, 1);
+    double t_down = *t_tiny > 0 ? tb_time(&down, 5, 1) : -1;
+    double t_up = t_down > 0 ? tb_time(&up, 5, 1) : -1;
+    if (t_up < 0)
+        return -1;
+    TB_KEEP(r, gpu_fixed_s, *t_tiny);
+    TB_KEEP(r, d2h_bps, c_bytes / (t_down - r->gpu_fixed_s - ab_bytes / r->h2d_bps));
+    /* up: B is paid in full, then A (8 x F/4) in and C (8 x 4F) out */
+    TB_KEEP(r, h2d_bps, c_bytes / (t_up - r->gpu_fixed_s - 4.0 * 8 * F / 4 / r->h2d_bps -
+                                   4.0 * 8 * 4 * F / r->d2h_bps));
+    return 0;
+}
+
+/* The GPU's per-call cost where the decision is close, near the threshold:
+ * a 256^3 call pays more per call than a 64^3 one beyond its bytes and
+ * flops (more copy jobs and events, a grid that does not fill the GPU). */
+static int tb_measure_gpu_fixed(tb_rates *r, const tb_cal_buffers *b, double t_tiny)
+{
+    const tb_problem mid = tb_prob(256, 256, 256, 0.0f, b->A, b->B, b->C);
+    double t_mid = tb_time(&mid, 9, 1), pc, pg;
+    if (t_mid < 0)
+        return -1;
+    tb_rates var = *r;
+    var.gpu_fixed_s = 0.0;
+    tb_predict_with(&var, &mid, &pc, &pg);
+    TB_KEEP(r, gpu_fixed_s, fmax(t_tiny, t_mid - pg));
+    return 0;
+}
+
+/* The CPU BLAS: a line through a large and a small call, one core, a thin
+ * C and a flat one (C's traffic). */
+static void tb_measure_cpu(tb_rates *r, const tb_cal_buffers *b)
+{
+    const int M = TB_CAL_M, N = TB_CAL_N, K = TB_CAL_K, F = TB_CAL_F;
+    const tb_problem big = tb_prob(M, N, K, 0.0f, b->A, b->B, b->C);
+    const tb_problem small = tb_prob(256, 256, 256, 0.0f, b->A, b->B, b->C);
+    const tb_problem core = tb_prob(60, 60, 60, 0.0f, b->A, b->B, b->C);
+    const tb_problem thin = tb_prob(64, 2048, 2048, 0.0f, b->A, b->B, b->C);
+    const double f_big = 2.0 * M * N * K, f_small = 2.0 * 256 * 256 * 256;
+    const double f_core = 2.0 * 60 * 60 * 60, f_thin = 2.0 * 64 * 2048 * 2048;
+    double t_big = tb_time(&big, 3, 0), t_small = tb_time(&small, 9, 0);
+    double t_core = tb_time(&core, 21, 0), t_thin = tb_time(&thin, 3, 0);
+    double rate = t_big > t_small ? (f_big - f_small) / (t_big - t_small) : f_big / t_big;
+    TB_KEEP(r, cpu_flops, rate);
+    TB_KEEP(r, cpu_fixed_s, fmax(t_small - f_small / r->cpu_flops, 1e-6));
+    TB_KEEP(r, cpu_core_flops, f_core / t_core);
+    /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
+    double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
+    TB_KEEP(r, thin_dim, fmax(64.0 * slow, 1.0));
+    /* t_flat = fixed + flops / rate + C's bytes / cpu_c_bps (tb_predict_with);
+     * its flops take about a fifth. Where they would take more than half
+     * (a fast call, or a slow rate measured above), C is given half. */
+    const double c_bytes = 4.0 * F * F;
+    const tb_problem flat = tb_prob(F, F, 8, 0.0f, b->A, b->B, b->C);
+    double t_flat = tb_time(&flat, 5, 0), t_c = t_flat - r->cpu_fixed_s;
+    TB_KEEP(r, cpu_c_bps, c_bytes / fmax(t_c - 2.0 * F * F * 8 / r->cpu_flops, 0.5 * t_c));
+}
+
 int tb_calibrate_measure(tb_rates *r, const char **why)
 {
     *r = *tb_rates_builtin();
-    const int M = 2048, N = 2048, K = 1024, F = 4096;   /* F: the flat calls' C is F x F */
-    /* A and B hold any grid shape's operand: m k and k n are at most 2^23. */
-    const size_t AB = (size_t)1 << 23;
-    float *A = malloc(sizeof(float) * AB), *B = malloc(sizeof(float) * AB);
-    float *C = malloc(sizeof(float) * F * F), *C8 = malloc(sizeof(float) * 8 * 4 * F);
+    tb_cal_buffers b = {NULL, NULL, NULL, NULL};
     int rc = -1;
+    double t_tiny;
     *why = "out of host memory";
-    if (!A || !B || !C || !C8)
+    if (tb_cal_buffers_alloc(&b) != 0)
         goto out;
-    tb_fill(A, (size_t)M * K, 1);
-    tb_fill(B, (size_t)M * K, 2);
-    tb_fill(C, (size_t)M * N, 3);
-    for (size_t i = 1; i < AB / ((size_t)M * K); i++) {   /* touched, not zero pages */
-        memcpy(A + i * M * K, A, sizeof(float) * M * K);
-        memcpy(B + i * M * K, B, sizeof(float) * M * K);
-    }
-    for (size_t i = 1; i < (size_t)F * F / ((size_t)M * N); i++)
-        memcpy(C + i * M * N, C, sizeof(float) * M * N);
-
-    const double c_bytes = 4.0 * F * F, ab_bytes = 4.0 * (F * 8 + 8 * F);
-
     /* OpenBLAS's threads spin for about 0.1 s after a call (the program's
      * own, made just before): let them sleep first, or they hold the cores
      * our copy threads need and the transfer rates come out low (21 to 38
      * GB/s over four calibrations on the H200 machine, measured after the
      * CPU calls). So the GPU is measured first, then the CPU BLAS. */
     usleep(150000);
-    /* The GPU, through the pipeline real calls take. */
     *why = "a GPU call failed";
-    const tb_problem tiny = tb_prob(64, 64, 64, 0.0f, A, B, C);
-    const tb_problem down = tb_prob(F, F, 8, 0.0f, A, B, C);
-    const tb_problem up = tb_prob(8, 4 * F, F / 4, 0.0f, A, C, C8);   /* B: the 64 MiB C is read */
-    double t_tiny = tb_time(&tiny, 9, 1);
-    double t_down = t_tiny > 0 ? tb_time(&down, 5, 1) : -1;
-    double t_up = t_down > 0 ? tb_time(&up, 5, 1) : -1;
-    if (t_up < 0)
+    if (tb_measure_transfers(r, &b, &t_tiny) != 0)
         goto out;
-    tb_keep(r, 4, t_tiny);
-    tb_keep(r, 6, c_bytes / (t_down - r->gpu_fixed_s - ab_bytes / r->h2d_bps));
-    /* up: B is paid in full, then A (8 x F/4) in and C (8 x 4F) out */
-    tb_keep(r, 5, c_bytes / (t_up - r->gpu_fixed_s - 4.0 * 8 * F / 4 / r->h2d_bps -
-                             4.0 * 8 * 4 * F / r->d2h_bps));
     double t_kern = tb_time_kernel(1024, 4096, 4096);
     if (t_kern > 0)
-        tb_keep(r, 3, 2.0 * 1024 * 4096 * 4096 / t_kern);
-    /* The fixed cost where the decision is close, near the threshold: a
-     * 256^3 call pays more per call than a 64^3 one beyond its bytes and
-     * flops (more copy jobs and events, a grid that does not fill the GPU). */
-    const tb_problem mid = tb_prob(256, 256, 256, 0.0f, A, B, C);
-    double t_mid = tb_time(&mid, 9, 1), pc, pg;
-    if (t_mid < 0)
+        TB_KEEP(r, gpu_flops, 2.0 * 1024 * 4096 * 4096 / t_kern);
+    if (tb_measure_gpu_fixed(r, &b, t_tiny) != 0 ||
+        tb_measure_grid(r, TB_ROUTE_GPU, b.A, b.B, b.C) != 0)
         goto out;
-    tb_rates var = *r;
-    var.gpu_fixed_s = 0.0;
-    tb_predict_with(&var, &mid, &pc, &pg);
-    tb_keep(r, 4, fmax(t_tiny, t_mid - pg));
-    if (tb_measure_grid(r, TB_ROUTE_GPU, A, B, C) != 0)
-        goto out;
-
-    /* The CPU BLAS: a line through a large and a small call. */
-    const tb_problem big = tb_prob(M, N, K, 0.0f, A, B, C), small = tb_prob(256, 256, 256, 0.0f, A, B, C);
-    const tb_problem core = tb_prob(60, 60, 60, 0.0f, A, B, C), thin = tb_prob(64, 2048, 2048, 0.0f, A, B, C);
-    const double f_big = 2.0 * M * N * K, f_small = 2.0 * 256 * 256 * 256;
-    const double f_core = 2.0 * 60 * 60 * 60, f_thin = 2.0 * 64 * 2048 * 2048;
-    double t_big = tb_time(&big, 3, 0), t_small = tb_time(&small, 9, 0);
-    double t_core = tb_time(&core, 21, 0), t_thin = tb_time(&thin, 3, 0);
-    double rate = t_big > t_small ? (f_big - f_small) / (t_big - t_small) : f_big / t_big;
-    tb_keep(r, 0, rate);
-    tb_keep(r, 1, fmax(t_small - f_small / r->cpu_flops, 1e-6));
-    tb_keep(r, 2, f_core / t_core);
-    /* t_thin = fixed + flops / (rate * 64 / thin_dim) */
-    double slow = (t_thin - r->cpu_fixed_s) * r->cpu_flops / f_thin;
-    tb_keep(r, 7, fmax(64.0 * slow, 1.0));
-    /* t_flat = fixed + flops / rate + C's bytes / cpu_c_bps (tb_predict_with);
-     * its flops take about a fifth. Where they would take more than half
-     * (a fast call, or a slow rate measured above), C is given half. */
-    const tb_problem flat = tb_prob(F, F, 8, 0.0f, A, B, C);
-    double t_flat = tb_time(&flat, 5, 0), t_c = t_flat - r->cpu_fixed_s;
-    tb_keep(r, 8, c_bytes / fmax(t_c - 2.0 * F * F * 8 / r->cpu_flops, 0.5 * t_c));
-    tb_measure_grid(r, TB_ROUTE_CPU, A, B, C);
-
+    tb_measure_cpu(r, &b);
+    tb_measure_grid(r, TB_ROUTE_CPU, b.A, b.B, b.C);
     rc = 0;
 out:
-    free(A);
-    free(B);
-    free(C);
-    free(C8);
+    tb_cal_buffers_free(&b);
     return rc;
 }
 
@@ -598,7 +384,7 @@ static int tb_cal_locked(int force, char *report, size_t rlen)
     char path[1100], key[2048], line[600];
     int have_path = tb_calibration_path(path, sizeof path, key, sizeof key) == 0;
     int changed = 0;
-    if (!force && have_path && tb_cal_load(path, key, &tb_cal_rates) == 0) {
+    if (!force && have_path && tb_cache_load(path, key, &tb_cal_rates) == 0) {
         snprintf(tb_cal_source, sizeof tb_cal_source, "this machine's, read from %s", path);
         changed = 1;
     } else if (s->fault != TB_STAGE_NONE) {
@@ -611,7 +397,7 @@ static int tb_cal_locked(int force, char *report, size_t rlen)
         if (tb_calibrate_measure(&r, &why) == 0) {
             tb_cal_rates = r;
             changed = 1;
-            int saved = have_path && tb_cal_save(path, key, &r) == 0;
+            int saved = have_path && tb_cache_save(path, key, &r) == 0;
             snprintf(tb_cal_source, sizeof tb_cal_source, "measured by this process in %.0f ms%s%s",
                      (tb_now() - t0) * 1e3, saved ? ", saved to " : " (not saved",
                      saved ? path : have_path ? ": cannot write the cache)" : ": no cache directory)");
@@ -658,27 +444,17 @@ void tb_calibration_describe(char *buf, size_t len)
     if (done || !tb_gpu_describe_if_started(gpu, sizeof gpu) ||
         tb_calibration_path(path, sizeof path, key, sizeof key) != 0)
         return;
-    if (tb_cal_load(path, key, &r) == 0)
+    if (tb_cache_load(path, key, &r) == 0)
         snprintf(buf, len, "this machine's, cached in %s (read on the first GPU call)", path);
     else
         snprintf(buf, len, "built in (H200 machine) until the first GPU call measures this "
                  "machine's (about 1.1 s) and caches them in %s", path);
 }
 
-TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
+int tb_calibrate_now(char *report, size_t len)
 {
-    tb_reason why;
-    if (!tb_gpu_available(&why)) {
-        snprintf(buf, len, "no GPU (%s: %s): every call runs on the CPU BLAS, no rates to measure\n",
-                 tb_reason_name(why), tb_gpu_detail());
-        return 1;
-    }
-    if (!tb_real_cblas()) {
-        snprintf(buf, len, "no CPU BLAS found (see %s)\n", TB_ENV_CPU_BLAS);
-        return -1;
-    }
     pthread_mutex_lock(&tb_cal_lock);
-    tb_cal_locked(1, buf, len);
+    tb_cal_locked(1, report, len);
     int measured = strncmp(tb_cal_source, "measured", 8) == 0;
     pthread_mutex_unlock(&tb_cal_lock);
     return measured ? 0 : -1;

@@ -4,6 +4,7 @@
  * process may exit from any thread, mid-call, or in a forked child. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
+#include "tb_files.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -316,19 +317,6 @@ static void tb_report_json(tb_out *o, int nrows, uint64_t calls, double elapsed)
     }
 }
 
-static void tb_write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 __attribute__((destructor)) static void tb_stats_at_exit(void)
 {
     const tb_settings *s = tb_settings_get();
@@ -350,10 +338,11 @@ __attribute__((destructor)) static void tb_stats_at_exit(void)
     int fd = STDERR_FILENO, json = 0;
     if (s->stats && strcmp(s->stats, "1") != 0 && strcmp(s->stats, "stderr") != 0) {
         /* Appended: every process of a pipeline adds its own report. */
-        int f = open(s->stats, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        const char *why;
+        int f = tb_open_write(s->stats, TB_WRITE_APPEND, &why);
         if (f < 0) {
             tb_warn_once(TB_ONCE_STATS, "%s='%s' cannot be opened (%s); the report goes to stderr",
-                         TB_ENV_STATS, s->stats, strerror(errno));
+                         TB_ENV_STATS, s->stats, why);
         } else {
             fd = f;
             json = tb_ends_with(s->stats, ".json") || tb_ends_with(s->stats, ".jsonl");
@@ -363,7 +352,13 @@ __attribute__((destructor)) static void tb_stats_at_exit(void)
         tb_report_json(&o, nrows, calls, elapsed);
     else
         tb_report_text(&o, s->stats != NULL, verdict, nrows, calls, elapsed);
-    tb_write_all(fd, o.buf, o.n);
-    if (fd != STDERR_FILENO)
-        close(fd);
+    int wrote = tb_file_write_all(fd, o.buf, o.n) == 0;
+    int err = errno;
+    if (fd != STDERR_FILENO && close(fd) != 0 && wrote) {
+        wrote = 0;
+        err = errno;
+    }
+    if (!wrote && fd != STDERR_FILENO)
+        tb_warn_once(TB_ONCE_STATS_WRITE, "writing the report to %s='%s' failed (%s); it is lost",
+                     TB_ENV_STATS, s->stats, strerror(err));
 }

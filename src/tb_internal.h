@@ -28,6 +28,7 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 #define TB_ENV_FAULT         "TILEDBLAS_FAULT"
 #define TB_ENV_STATS         "TILEDBLAS_STATS"
 #define TB_ENV_TRACE         "TILEDBLAS_TRACE"
+#define TB_ENV_TRACE_MAX     "TILEDBLAS_TRACE_MAX"
 #define TB_ENV_VERIFY_EVERY  "TILEDBLAS_VERIFY_EVERY"
 #define TB_ENV_SCOPE         "TILEDBLAS_SCOPE"
 #define TB_ENV_DEVICE_MEMORY "TILEDBLAS_DEVICE_MEMORY"
@@ -50,13 +51,17 @@ typedef struct tb_settings {
     tb_mode mode;
     int verbose;               /* 0 nothing, 1 warnings (default), 2 every call */
     const char *log_path;      /* NULL: stderr                                  */
-    const char *cpu_blas;      /* library opened when the program loaded none   */
+    int secure;                /* AT_SECURE: nothing read from the environment,
+                                * no file written, no library opened by name   */
+    const char *cpu_blas;      /* library opened when the program loaded none;
+                                * NULL in secure execution                      */
     double threshold;          /* auto mode: GPU only when m*n*k >= this        */
     const char *kernel;        /* NULL: the best kernel for the shape           */
     int device;                /* CUDA device ordinal                           */
     tb_stage fault;            /* injected fault, TB_STAGE_NONE normally        */
     const char *stats;         /* NULL: off; "1"/"stderr": stderr; else a file  */
     const char *trace;         /* NULL: off; else a JSON Lines file             */
+    double trace_max;          /* bytes the trace file may grow to              */
     long verify_every;         /* verify mode: compare every Nth eligible call  */
     unsigned scope;            /* TB_SCOPE_* bits: what may go to the GPU       */
     double device_memory;      /* bytes of device memory we may hold; 0: 80% free */
@@ -64,7 +69,10 @@ typedef struct tb_settings {
     int accounting;            /* anything to do after a call: lines, stats, trace, verify */
     int lanes;                 /* calls that may be on the GPU at once          */
     int calibrate;             /* TB_CAL_*: the cost model's rates               */
-    const char *cache_dir;     /* NULL: $XDG_CACHE_HOME/tiledblas or ~/.cache/... */
+    const char *cache_dir;     /* TILEDBLAS_CACHE_DIR as set, NULL when not      */
+    const char *cache_root;    /* the cache directory in use: cache_dir, else
+                                * $XDG_CACHE_HOME/tiledblas or ~/.cache/tiledblas;
+                                * NULL: none (no HOME, or secure execution)      */
     int learn;                 /* auto mode learns from its calls' times (1)     */
 } tb_settings;
 
@@ -84,6 +92,10 @@ enum {
 /* The settings, parsed on first use (thread-safe); never NULL. */
 TB_HIDDEN const tb_settings *tb_settings_get(void);
 TB_HIDDEN const char *tb_stage_name(tb_stage s);
+
+/* ---- Functions in files.c (declared in tb_files.h, which the tool shares):
+ * every file written is opened by tb_open_write - no link followed, no FIFO
+ * or device, close-on-exec ---- */
 
 /* ---- Functions in log.c: one logger, whole lines, "tiledblas: " prefix ---- */
 #define TB_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -257,6 +269,14 @@ TB_HIDDEN int tb_rates_final(void);
 /* Measures the rates now (GPU and CPU BLAS must be available). Returns 0 and
  * fills *r, or -1 with *why set. */
 TB_HIDDEN int tb_calibrate_measure(tb_rates *r, const char **why);
+/* Measures again, caches and publishes the rates, whatever the cache holds
+ * (tiledblas_calibrate); the report of what was done goes to report. 0 when
+ * the rates were measured, -1 otherwise. */
+TB_HIDDEN int tb_calibrate_now(char *report, size_t len);
+/* Where the rates in use came from, in words (never starts CUDA). */
+TB_HIDDEN void tb_calibration_describe(char *buf, size_t len);
+
+/* ---- Functions in cache.c: the calibration cache's file, key and I/O ---- */
 /* The cache file for this machine (key: GPU, CPU, CPU BLAS, settings that
  * change speed, library version); the key text goes to key if not NULL. */
 TB_HIDDEN int tb_calibration_path(char *path, size_t len, char *key, size_t klen);
@@ -265,8 +285,15 @@ TB_HIDDEN int tb_calibration_path(char *path, size_t len, char *key, size_t klen
 TB_HIDDEN int tb_calibration_format(const tb_rates *r, const char *key, const char *when,
                                     char *buf, size_t len);
 TB_HIDDEN int tb_calibration_parse(const char *text, const char *key, tb_rates *r);
-/* Where the rates in use came from, in words (never starts CUDA). */
-TB_HIDDEN void tb_calibration_describe(char *buf, size_t len);
+/* Sets the rate at offset `field` of r (offsetof(tb_rates, ...)) to v when
+ * v lies within that rate's plausible bounds; otherwise leaves it. */
+TB_HIDDEN void tb_rates_keep(tb_rates *r, size_t field, double v);
+/* Reads the rates cached at path (a regular file, no link, in a directory
+ * that only the effective user may write): 0 when they match the key. */
+TB_HIDDEN int tb_cache_load(const char *path, const char *key, tb_rates *r);
+/* Writes them there: the directory made if missing (and then checked like
+ * tb_cache_load's), a mkstemp file renamed over path. 0 on success. */
+TB_HIDDEN int tb_cache_save(const char *path, const char *key, const tb_rates *r);
 
 /* What the GPU side measured of one call. */
 typedef struct tb_gpu_times {
@@ -389,7 +416,7 @@ TB_HIDDEN double tb_now(void);        /* monotonic seconds */
 
 /* ---- Functions in stats.c and trace.c: what tb_account feeds ---- */
 enum { TB_ONCE_TRACE = 40, TB_ONCE_STATS = 41, TB_ONCE_VERIFY = 42,
-       TB_ONCE_VERIFY_QUIRK = 43 };
+       TB_ONCE_VERIFY_QUIRK = 43, TB_ONCE_TRACE_MAX = 44, TB_ONCE_STATS_WRITE = 45 };
 /* Adds one finished call to the per-route table and the verify verdict
  * (account.c calls it when TILEDBLAS_STATS is set or the mode is verify);
  * the report is written at exit by a destructor in stats.c. */

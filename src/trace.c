@@ -1,9 +1,11 @@
 /* src/trace.c - TILEDBLAS_TRACE: one JSON object per intercepted call (JSON
  * Lines), written with a single write() on an O_APPEND file so that lines
- * from many threads and processes never mix and nothing is lost at exit.
- * The field names are read by `tiledblas animate`: do not rename them. */
+ * from many threads and processes never mix and nothing is lost at exit,
+ * until the file reaches TILEDBLAS_TRACE_MAX bytes. The field names are read
+ * by `tiledblas animate`: do not rename them. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
+#include "tb_files.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -18,6 +20,8 @@ static pthread_once_t tb_trace_once = PTHREAD_ONCE_INIT;
 static double tb_trace_t0 = -1.0;        /* t = 0: the first traced call */
 static unsigned long tb_trace_seq;       /* calls traced by this process */
 static int tb_trace_threads;             /* small thread numbers handed out */
+static double tb_trace_size;             /* the file's size as last seen    */
+static int tb_trace_full;                /* the cap was reached: 1          */
 static __thread int tb_trace_thread;     /* this thread's number, 0: none yet */
 
 void tb_json_string(char *dst, size_t len, const char *s)
@@ -43,36 +47,95 @@ void tb_json_string(char *dst, size_t len, const char *s)
     dst[n] = '\0';
 }
 
-/* The path with "%p" replaced by the process id (one file per process). */
-static void tb_trace_path(char *out, size_t len, const char *path)
+/* The path with "%p" replaced by the process id (one file per process);
+ * -1 when the result would not fit (a cut path would name another file). */
+static int tb_trace_path(char *out, size_t len, const char *path)
 {
     size_t n = 0;
-    for (const char *p = path; *p && n + 1 < len; p++) {
+    for (const char *p = path; *p; p++) {
+        if (n + 1 >= len)
+            return -1;
         if (p[0] == '%' && p[1] == 'p') {
-            n += (size_t)snprintf(out + n, len - n, "%d", (int)getpid());
-            if (n >= len) n = len - 1;
+            int k = snprintf(out + n, len - n, "%d", (int)getpid());
+            if (k < 0 || (size_t)k >= len - n)
+                return -1;
+            n += (size_t)k;
             p++;
         } else {
             out[n++] = *p;
         }
     }
     out[n] = '\0';
+    return 0;
 }
 
 static void tb_trace_open(void)
 {
     const char *path = tb_settings_get()->trace;
     char real[4096];
-    tb_trace_path(real, sizeof real, path);
-    /* Appended, never truncated: the processes of a pipeline share the file
-     * (`tiledblas run --trace` empties it once before it starts the command). */
-    int fd = open(real, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tb_warn_once(TB_ONCE_TRACE, "%s='%s' cannot be opened (%s); calls are not traced",
-                     TB_ENV_TRACE, real, strerror(errno));
+    if (tb_trace_path(real, sizeof real, path) != 0) {
+        tb_warn_once(TB_ONCE_TRACE, "%s='%.200s...' is 4096 bytes or longer once %%p is "
+                     "replaced; calls are not traced", TB_ENV_TRACE, path);
         return;
     }
-    tb_trace_fd = fd;
+    /* Appended, never truncated: the processes of a pipeline share the file
+     * (`tiledblas run --trace` empties it once before it starts the command). */
+    const char *why;
+    int fd = tb_open_write(real, TB_WRITE_APPEND, &why);
+    if (fd < 0) {
+        tb_warn_once(TB_ONCE_TRACE, "%s='%s' cannot be opened (%s); calls are not traced",
+                     TB_ENV_TRACE, real, why);
+        return;
+    }
+    off_t end = lseek(fd, 0, SEEK_END);
+    tb_trace_size = end > 0 ? (double)end : 0.0;
+    __atomic_store_n(&tb_trace_fd, fd, __ATOMIC_RELEASE);
+}
+
+/* Room for a line of n bytes under TILEDBLAS_TRACE_MAX. The size is the
+ * file's end as this process last saw it (other processes may append too):
+ * threads racing past the check add at most a line each. The first caller
+ * to find no room writes the one line that says the trace stops, and warns. */
+static int tb_trace_room(int fd, size_t n)
+{
+    const double max = tb_settings_get()->trace_max;
+    double size;
+    __atomic_load(&tb_trace_size, &size, __ATOMIC_RELAXED);
+    if (size + (double)n <= max)
+        return 1;
+    if (__atomic_exchange_n(&tb_trace_full, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    char line[256];
+    int k = snprintf(line, sizeof line, "{\"trace\":\"stopped\",\"pid\":%d,\"max_bytes\":%.0f,"
+                     "\"why\":\"the file reached %s\"}\n", (int)getpid(), max, TB_ENV_TRACE_MAX);
+    if (k > 0 && (size_t)k < sizeof line)
+        tb_file_write_all(fd, line, (size_t)k);
+    tb_warn_once(TB_ONCE_TRACE_MAX, "%s reached %s=%.0f bytes: later calls are not traced",
+                 TB_ENV_TRACE, TB_ENV_TRACE_MAX, max);
+    return 0;
+}
+
+/* Writes one whole line, if there is room for it, and notes the file's new
+ * end. */
+static void tb_trace_write(int fd, const char *line, size_t n)
+{
+    if (!tb_trace_room(fd, n))
+        return;
+    ssize_t w;
+    do
+        w = write(fd, line, n);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)n)
+        tb_warn_once(TB_ONCE_TRACE, "writing %s failed (%s); the trace is incomplete",
+                     TB_ENV_TRACE, w < 0 ? strerror(errno) : "short write");
+    /* With O_APPEND the offset after a write is the file's end then, every
+     * process's lines included. */
+    off_t end = lseek(fd, 0, SEEK_CUR);
+    double seen = end > 0 ? (double)end : 0.0, old;
+    __atomic_load(&tb_trace_size, &old, __ATOMIC_RELAXED);
+    while (seen > old && !__atomic_compare_exchange(&tb_trace_size, &old, &seen, 1,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
 /* A double as JSON: JSON has no NaN or infinity, so those become null. */
@@ -164,11 +227,5 @@ void tb_trace_record(const tb_record *r)
     tb_add(&l, "}\n");
     if (l.n >= sizeof l.buf)     /* cannot happen with these fields; never write half a line */
         return;
-    ssize_t w;
-    do
-        w = write(fd, l.buf, l.n);
-    while (w < 0 && errno == EINTR);
-    if (w != (ssize_t)l.n)
-        tb_warn_once(TB_ONCE_TRACE, "writing %s failed (%s); the trace is incomplete",
-                     TB_ENV_TRACE, w < 0 ? strerror(errno) : "short write");
+    tb_trace_write(fd, l.buf, l.n);
 }

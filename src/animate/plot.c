@@ -1,19 +1,23 @@
 /* src/animate/plot.c - benchmark pictures: GFLOP/s against size from a CSV
  * (series,size,gflops) drawn by gnuplot through a pipe, PNG or SVG by the
  * output's extension. Reads and checks the CSV itself, so gnuplot only ever
- * sees clean inline data; never runs a shell with user text in it. */
+ * sees clean inline data; never runs a shell, and never shows gnuplot the
+ * output's name: we open the file and gnuplot writes to its stdout. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L   /* getline, popen, mkstemp, setenv */
 #endif
 #include "animate.h"
+#include "tb_files.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,12 +52,16 @@ static int tb_gnuplot_on_path(void)
     return 0;
 }
 
-/* Series names go into gnuplot strings: keep them printable, no quotes. */
+/* Titles, labels and series names go into gnuplot's double-quoted strings:
+ * printable characters only, none that gnuplot gives a meaning there (a
+ * backquote runs a shell command, a backslash escapes, '@' names a macro,
+ * '"' ends the string). */
 static void tb_clean_name(char *dst, size_t len, const char *src)
 {
     size_t n = 0;
     for (; *src && n + 1 < len; src++)
-        dst[n++] = *src == '"' ? '\'' : (isprint((unsigned char)*src) && *src != '\\') ? *src : '_';
+        dst[n++] = *src == '"' ? '\''
+                 : (isprint((unsigned char)*src) && !strchr("\\`@$", *src)) ? *src : '_';
     dst[n] = '\0';
 }
 
@@ -121,19 +129,17 @@ static int tb_read_csv(const char *path, tb_plot_data *d)
     return rc;
 }
 
-static void tb_write_script(FILE *g, const tb_plot_data *d, const char *out, int svg,
-                            const char *title)
+static void tb_write_script(FILE *g, const tb_plot_data *d, int svg, const char *title)
 {
-    char t[160], o[1024];
+    char t[160];
     tb_clean_name(t, sizeof t, title ? title : "GFLOP/s against size");
-    tb_clean_name(o, sizeof o, out);
     if (svg)
         fprintf(g, "set terminal svg size 900,560 dynamic enhanced font 'DejaVu Sans,12' background rgb 'white'\n");
     else   /* pngcairo when built in, else the libgd png terminal */
         fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
                    "  set terminal pngcairo size 900,560 enhanced font 'DejaVu Sans,11'\n"
                    "} else {\n  set terminal png size 900,560\n}\n");
-    fprintf(g, "set output \"%s\"\nset title \"%s\" noenhanced\n", o, t);
+    fprintf(g, "set title \"%s\" noenhanced\n", t);
     fprintf(g, "set xlabel 'size (M = N = K)'\nset ylabel 'GFLOP/s'\nset grid\n"
                "set key top left noenhanced\nset yrange [0:*]\n");
     if (d->min_size > 0 && d->max_size / d->min_size >= 16)
@@ -149,11 +155,11 @@ static void tb_write_script(FILE *g, const tb_plot_data *d, const char *out, int
     for (int s = 0; s < d->nseries; s++)
         fprintf(g, "%s$s%d using 1:2 with linespoints lw 2 pt 7 title \"%s\"",
                 s ? ", " : "", s, d->names[s]);
-    fprintf(g, "\nset output\nquit\n");
+    fprintf(g, "\nquit\n");
 }
 
 /* The terminal for out_path (.png or .svg), or -1 with a message; also
- * refuses names gnuplot could misread and a missing gnuplot. */
+ * refuses a missing gnuplot. */
 static int tb_plot_target(const char *out_path)
 {
     const char *ext = strrchr(out_path, '.');
@@ -166,11 +172,6 @@ static int tb_plot_target(const char *out_path)
         fprintf(stderr, "tiledblas: plot: %s: the output must end in .png or .svg\n", out_path);
         return -1;
     }
-    if (strpbrk(out_path, "\"\\\n")) {
-        fprintf(stderr, "tiledblas: plot: %s: quotes, backslashes and newlines are not allowed in the output name\n",
-                out_path);
-        return -1;
-    }
     if (!tb_gnuplot_on_path()) {
         fprintf(stderr, "tiledblas: plot: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n");
         return -1;
@@ -178,33 +179,60 @@ static int tb_plot_target(const char *out_path)
     return svg;
 }
 
-/* Pipes the script that write() produces into gnuplot and checks that the
- * picture came out. */
+/* Runs gnuplot with the script that write() produces on its stdin and the
+ * output file, opened here, as its stdout: the file's name never reaches
+ * gnuplot, so no character of it can be read as a command. Checks that a
+ * picture came out; a failed one is removed. */
 static int tb_plot_run(const char *out_path, void (*write)(FILE *, const void *), const void *arg)
 {
+    const char *why;
+    int out = tb_open_write(out_path, TB_WRITE_TRUNCATE, &why);
+    if (out < 0) {
+        fprintf(stderr, "tiledblas: plot: cannot write %s: %s\n", out_path, why);
+        return -1;
+    }
     /* gnuplot may die early; a write to its pipe must not kill us. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, old;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old);
-    remove(out_path);
     fflush(NULL);
-    FILE *g = popen("gnuplot", "w");
-    int rc = -1;
-    if (g) {
-        write(g, arg);
-        int st = pclose(g);
-        rc = (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 0 : -1;
+    int rc = -1, fds[2];
+    pid_t pid = -1;
+    if (pipe(fds) == 0) {
+        pid = fork();
+        if (pid == 0) {
+            dup2(fds[0], STDIN_FILENO);
+            dup2(out, STDOUT_FILENO);
+            close(fds[0]);
+            close(fds[1]);
+            close(out);
+            execlp("gnuplot", "gnuplot", (char *)NULL);
+            _exit(127);
+        }
+        close(fds[0]);
+        FILE *g = pid > 0 ? fdopen(fds[1], "w") : NULL;
+        if (g) {
+            write(g, arg);
+            fclose(g);
+        } else {
+            close(fds[1]);
+        }
+    }
+    int st = 0;
+    if (pid > 0) {
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        rc = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
     }
     sigaction(SIGPIPE, &old, NULL);
-    FILE *chk = rc == 0 ? fopen(out_path, "rb") : NULL;
-    if (chk) {
-        fseek(chk, 0, SEEK_END);
-        if (ftell(chk) <= 0)
-            rc = -1;
-        fclose(chk);
-    } else {
+    struct stat fs, ps;
+    if (rc == 0 && (fstat(out, &fs) != 0 || fs.st_size <= 0))
         rc = -1;
-    }
+    /* Removed only while the name still leads to the file written here. */
+    if (rc != 0 && fstat(out, &fs) == 0 && lstat(out_path, &ps) == 0 && fs.st_ino == ps.st_ino &&
+        fs.st_dev == ps.st_dev)
+        unlink(out_path);
+    close(out);
     if (rc != 0)
         fprintf(stderr, "tiledblas: plot: gnuplot failed to write %s\n", out_path);
     return rc;
@@ -215,7 +243,7 @@ typedef struct tb_csv_job { const tb_plot_data *d; const char *out, *title; int 
 static void tb_csv_script(FILE *g, const void *arg)
 {
     const tb_csv_job *j = arg;
-    tb_write_script(g, j->d, j->out, j->svg, j->title);
+    tb_write_script(g, j->d, j->svg, j->title);
 }
 
 int tb_plot_csv(const char *csv_path, const char *out_path, const char *title)
@@ -245,9 +273,8 @@ typedef struct tb_bars_job {
 static void tb_bars_script(FILE *g, const void *arg)
 {
     const tb_bars_job *j = arg;
-    char t[160], o[1024], y[96], l[64];
+    char t[160], y[96], l[64];
     tb_clean_name(t, sizeof t, j->title);
-    tb_clean_name(o, sizeof o, j->out);
     tb_clean_name(y, sizeof y, j->ylabel);
     if (j->svg)
         fprintf(g, "set terminal svg size 720,440 dynamic enhanced font 'DejaVu Sans,12' background rgb 'white'\n");
@@ -255,15 +282,15 @@ static void tb_bars_script(FILE *g, const void *arg)
         fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
                    "  set terminal pngcairo size 720,440 enhanced font 'DejaVu Sans,11'\n"
                    "} else {\n  set terminal png size 720,440\n}\n");
-    fprintf(g, "set output \"%s\"\nset title \"%s\" noenhanced\nset ylabel \"%s\" noenhanced\n"
+    fprintf(g, "set title \"%s\" noenhanced\nset ylabel \"%s\" noenhanced\n"
                "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset grid ytics\n"
-               "set yrange [0:*]\nset key off\nset xtics noenhanced\n$bars << EOD\n", o, t, y);
+               "set yrange [0:*]\nset key off\nset xtics noenhanced\n$bars << EOD\n", t, y);
     for (int i = 0; i < j->n; i++) {
         tb_clean_name(l, sizeof l, j->labels[i]);
         fprintf(g, "%d \"%s\" %.17g\n", i, l, j->values[i]);
     }
     fprintf(g, "EOD\nplot $bars using 1:3:xtic(2) with boxes lc rgb '#3b7dd8', "
-               "'' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.8\nset output\nquit\n");
+               "'' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.8\nquit\n");
 }
 
 int tb_plot_bars(const char *out_path, const char *title, const char *ylabel, int n,

@@ -1,17 +1,23 @@
 /* src/tool/cmd_ab.c - `tiledblas ab`: runs one command on the CPU BLAS, in
  * auto mode and in verify mode, each with statistics going to a JSON-lines
  * file it reads back, and prints them side by side. Exits 1 when a verified
- * call broke the fp32 bound or a run failed. CMD's output goes to a log. */
+ * call broke the fp32 bound or a run failed. CMD's output goes to a log.
+ * Writes nothing outside a private temporary directory (removed at the end)
+ * but the --log and --plot files the user names. */
 #define _GNU_SOURCE
 #include "tool.h"
 #ifdef TB_HAVE_ANIMATE
 #include "animate.h"
 #endif
 #include "tiledblas.h"
+#include "tb_files.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char tb_ab_usage[] =
@@ -21,8 +27,9 @@ static const char tb_ab_usage[] =
     "TILEDBLAS_MODE=verify, each under\n"
     "TILEDBLAS_STATS, and prints a side-by-side table: median wall time, calls,\n"
     "GFLOP and GFLOP/s by route, bytes moved, speedup over the CPU runs and the\n"
-    "worst verify error. CMD's stdout and stderr are appended to FILE (default\n"
-    "$TMPDIR/tiledblas-ab-PID.log). --plot also draws the wall times as a bar\n"
+    "worst verify error. CMD's stdout and stderr are appended to FILE (without\n"
+    "--log they are kept only while ab runs; a failing run's last lines are\n"
+    "shown). --plot also draws the wall times as a bar\n"
     "chart (gnuplot). Exit status: 0, or 1 when verification\n"
     "found a call outside the fp32 error bound or CMD failed; 2 bad usage.\n";
 
@@ -65,7 +72,10 @@ static int tb_field(const char *line, const char *key, double *num, char *str, s
 
 static void tb_read_stats(const char *path, tb_runstats *r)
 {
-    FILE *f = fopen(path, "r");
+    int fd = tb_open_read(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     char line[4096];
     if (!f)
         return;     /* CMD made no sgemm calls: no process wrote a report */
@@ -127,39 +137,63 @@ static const char *tb_mb(char *s, size_t len, double b)
     return s;
 }
 
+/* What `ab` was asked to do, and where it keeps its files. */
+typedef struct tb_ab {
+    long runs;
+    const char *log, *plot;       /* log: the user's --log, or one in dir   */
+    char **cmd;
+    char dir[4096];               /* the private temporary directory        */
+    char deflog[4200];
+    tb_runstats r[3];             /* cpu, auto, verify                      */
+} tb_ab;
+
+/* Appends one line to the log (which tb_ab_prepare made a regular file). */
+static void tb_ab_note(const char *log, const char *fmt, ...) TB_TOOL_PRINTF(2, 3);
+static void tb_ab_note(const char *log, const char *fmt, ...)
+{
+    const char *why;
+    int fd = tb_open_write(log, TB_WRITE_APPEND, &why);
+    if (fd < 0)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        tb_file_write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    close(fd);
+}
+
 /* Runs CMD once in one mode (run 0: the untimed warm-up); reads its stats
  * into r when keep. Returns CMD's status (0 when fine). */
-static int tb_ab_once(char **cmd, const char *mode, long run, long runs, const char *dir,
-                      const char *log, int keep, tb_runstats *r, double *wall)
+static int tb_ab_once(const tb_ab *ab, const char *mode, long run, long runs, int keep,
+                      tb_runstats *r, double *wall)
 {
     char stats[4200];
-    snprintf(stats, sizeof stats, "%s/%s-%ld.json", dir, mode, run);
+    snprintf(stats, sizeof stats, "%s/%s-%ld.json", ab->dir, mode, run);
     tb_env env[] = {{"TILEDBLAS_MODE", mode}, {"TILEDBLAS_STATS", stats},
                     {"TILEDBLAS_TRACE", NULL}};
-    FILE *lf = fopen(log, "a");
-    if (lf) {
-        fprintf(lf, "==== tiledblas ab: TILEDBLAS_MODE=%s, %s %ld of %ld ====\n", mode,
-                run ? "run" : "warm-up", run ? run : 1, run ? runs : 1);
-        fclose(lf);
-    }
+    tb_ab_note(ab->log, "==== tiledblas ab: TILEDBLAS_MODE=%s, %s %ld of %ld ====\n", mode,
+               run ? "run" : "warm-up", run ? run : 1, run ? runs : 1);
     fprintf(stderr, "tiledblas: ab: %s %s %ld of %ld...\n", mode, run ? "run" : "warm-up",
             run ? run : 1, run ? runs : 1);
     if (keep)
         memset(r, 0, sizeof *r);
-    int rc = tb_tool_spawn(cmd, env, 3, log, wall);
+    int rc = tb_tool_spawn(ab->cmd, env, 3, ab->log, wall);
     if (rc != 0)
-        fprintf(stderr, "tiledblas: ab: CMD exited with status %d in mode %s (its output "
-                "is in %s)\n", rc, mode, log);
+        fprintf(stderr, "tiledblas: ab: CMD exited with status %d in mode %s%s%s%s\n", rc, mode,
+                ab->log == ab->deflog ? "" : " (its output is in ",
+                ab->log == ab->deflog ? "" : ab->log, ab->log == ab->deflog ? "" : ")");
     else if (keep)
         tb_read_stats(stats, r);
     unlink(stats);
     return rc;
 }
 
-int tb_cmd_ab(int argc, char **argv)
+/* The options; 0, or the exit status (help: 0 with *done set). */
+static int tb_ab_parse(int argc, char **argv, tb_ab *ab, int *done)
 {
-    long runs = 3;
-    const char *log = NULL, *plot = NULL;
     int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -171,78 +205,119 @@ int tb_cmd_ab(int argc, char **argv)
             break;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(tb_ab_usage, stdout);
+            *done = 1;
             return 0;
         } else if (!strcmp(a, "--runs")) {
-            if (tb_tool_parse_int(v, 1, 64, &runs))
+            if (tb_tool_parse_int(v, 1, 64, &ab->runs))
                 return tb_tool_usage_error("ab", "--runs wants a whole number in 1..64");
             i++;
         } else if (!strcmp(a, "--plot")) {
             if (!v || !*v)
                 return tb_tool_usage_error("ab", "--plot needs a file name ending in .png or .svg");
-            plot = v;
+            ab->plot = v;
             i++;
         } else if (!strcmp(a, "--log")) {
             if (!v || !*v)
                 return tb_tool_usage_error("ab", "--log needs a file name");
-            log = v;
+            ab->log = v;
             i++;
         } else {
-            return tb_tool_usage_error("ab", "unknown option '%s'", a);
+            return tb_tool_usage_error("ab", "unknown option '%.200s'", a);
         }
     }
     if (i >= argc)
         return tb_tool_usage_error("ab", "no command given");
-    char **cmd = argv + i;
-    if (!tb_tool_library())
-        return 1;
+    ab->cmd = argv + i;
+    return 0;
+}
 
+/* The private directory (mkdtemp: ours, mode 0700) and the log, emptied. */
+static int tb_ab_prepare(tb_ab *ab)
+{
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp)
         tmp = "/tmp";
-    char dir[4096], deflog[4096];
-    snprintf(dir, sizeof dir, "%s/tiledblas-ab.XXXXXX", tmp);
-    if (!mkdtemp(dir)) {
+    if (snprintf(ab->dir, sizeof ab->dir, "%s/tiledblas-ab.XXXXXX", tmp) >= (int)sizeof ab->dir ||
+        !mkdtemp(ab->dir)) {
         fprintf(stderr, "tiledblas: ab: cannot create a directory in %s: %s\n", tmp, strerror(errno));
-        return 1;
+        return -1;
     }
-    if (!log) {
-        snprintf(deflog, sizeof deflog, "%s/tiledblas-ab-%d.log", tmp, (int)getpid());
-        log = deflog;
+    if (!ab->log) {
+        snprintf(ab->deflog, sizeof ab->deflog, "%s/cmd.log", ab->dir);
+        ab->log = ab->deflog;
     }
-    FILE *lf = fopen(log, "w");
-    if (!lf) {
-        fprintf(stderr, "tiledblas: ab: cannot write the log %s: %s\n", log, strerror(errno));
-        rmdir(dir);
-        return 1;
+    const char *why;
+    int fd = tb_open_write(ab->log, TB_WRITE_TRUNCATE, &why);
+    if (fd < 0) {
+        fprintf(stderr, "tiledblas: ab: cannot write the log %s: %s\n", ab->log, why);
+        rmdir(ab->dir);
+        return -1;
     }
-    fclose(lf);
+    close(fd);
+    return 0;
+}
 
-    tb_runstats r[3];
-    memset(r, 0, sizeof r);
-    static const char *const modes[3] = {"cpu", "auto", "verify"};
+/* Removes the private directory; before that, when a run failed and the
+ * log is ours, shows its last lines (they are about to go). */
+static void tb_ab_cleanup(tb_ab *ab, int failed)
+{
+    if (ab->log == ab->deflog) {
+        int fd = failed ? tb_open_read(ab->log) : -1;
+        if (fd >= 0) {
+            char buf[2048];
+            off_t end = lseek(fd, 0, SEEK_END);
+            lseek(fd, end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0, SEEK_SET);
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n > 0) {
+                buf[n] = '\0';
+                fprintf(stderr, "tiledblas: ab: the end of CMD's output (--log FILE keeps it all):\n%s%s",
+                        buf, buf[n - 1] == '\n' ? "" : "\n");
+            }
+        }
+        unlink(ab->log);
+    }
+    rmdir(ab->dir);
+}
+
+/* One untimed warm-up (page cache, the loader, OpenBLAS's threads), then
+ * cpu and auto alternate, so that drift in the machine hits both alike; the
+ * statistics shown are those of the last run of each. Medians of the wall
+ * times go to r[].wall. 0, or 1 when a run failed. */
+static int tb_ab_measure(tb_ab *ab)
+{
+    static const char *const modes[2] = {"cpu", "auto"};
     double walls[2][64], w;
-    /* One untimed warm-up (page cache, the loader, OpenBLAS's threads), then
-     * cpu and auto alternate, so that drift in the machine hits both alike;
-     * the statistics shown are those of the last run of each. */
-    int failed = tb_ab_once(cmd, "cpu", 0, runs, dir, log, 0, &r[0], &w) != 0;
-    for (long i = 1; i <= runs && !failed; i++)
+    tb_runstats *r = ab->r;
+    int failed = tb_ab_once(ab, "cpu", 0, ab->runs, 0, &r[0], &w) != 0;
+    for (long i = 1; i <= ab->runs && !failed; i++)
         for (int m = 0; m < 2 && !failed; m++)
-            failed = tb_ab_once(cmd, modes[m], i, runs, dir, log, 1, &r[m], &walls[m][i - 1]) != 0;
+            failed = tb_ab_once(ab, modes[m], i, ab->runs, 1, &r[m], &walls[m][i - 1]) != 0;
     if (!failed)
-        failed = tb_ab_once(cmd, "verify", 1, 1, dir, log, 1, &r[2], &r[2].wall) != 0;
-    rmdir(dir);
+        failed = tb_ab_once(ab, "verify", 1, 1, 1, &r[2], &r[2].wall) != 0;
     if (failed)
         return 1;
+    const long runs = ab->runs;
     for (int m = 0; m < 2; m++) {
         qsort(walls[m], (size_t)runs, sizeof walls[m][0], tb_cmp_double);
         r[m].wall = runs % 2 ? walls[m][runs / 2] : 0.5 * (walls[m][runs / 2 - 1] + walls[m][runs / 2]);
     }
+    return 0;
+}
 
+/* The header and the side-by-side table. */
+static void tb_ab_print_table(const tb_ab *ab)
+{
+    const tb_runstats *r = ab->r;
     printf("tiledblas ab:");
-    for (char **p = cmd; *p; p++)
+    for (char **p = ab->cmd; *p; p++)
         printf(" %s", *p);
     printf("\n(one warm-up, then %ld runs each of cpu and auto, alternating: median wall "
-           "time; one verify run. CMD's stdout and stderr went to %s)\n", runs, log);
+           "time; one verify run. ", ab->runs);
+    if (ab->log == ab->deflog)
+        printf("CMD's stdout and stderr were not kept: --log FILE keeps them)\n");
+    else
+        printf("CMD's stdout and stderr went to %s)\n", ab->log);
     const tb_runstats *a = &r[1];
     printf("CPU BLAS: %s\n", a->cpu_blas[0] ? a->cpu_blas : "(no sgemm call was made)");
     if (a->blas_warning[0])
@@ -275,20 +350,26 @@ int tb_cmd_ab(int argc, char **argv)
            tb_mb(s1, 32, r[1].bytes_h2d), tb_mb(s2, 32, r[2].bytes_h2d));
     printf("%-24s %16s %16s %16s\n", "copied from the GPU", tb_mb(s0, 32, r[0].bytes_d2h),
            tb_mb(s1, 32, r[1].bytes_d2h), tb_mb(s2, 32, r[2].bytes_d2h));
+}
 
+static void tb_ab_plot(const tb_ab *ab)
+{
+    if (!ab->plot)
+        return;
 #ifdef TB_HAVE_ANIMATE
-    if (plot) {
-        static const char *const labels[] = {"cpu (OpenBLAS)", "auto (libtiledblas)", "verify (both)"};
-        double walls3[3] = {r[0].wall, r[1].wall, r[2].wall};
-        if (tb_plot_bars(plot, "tiledblas ab: wall time of each run (median)", "seconds", 3,
-                         labels, walls3) == 0)
-            printf("plot: %s\n", plot);
-    }
+    static const char *const labels[] = {"cpu (OpenBLAS)", "auto (libtiledblas)", "verify (both)"};
+    double walls3[3] = {ab->r[0].wall, ab->r[1].wall, ab->r[2].wall};
+    if (tb_plot_bars(ab->plot, "tiledblas ab: wall time of each run (median)", "seconds", 3,
+                     labels, walls3) == 0)
+        printf("plot: %s\n", ab->plot);
 #else
-    if (plot)
-        fprintf(stderr, "tiledblas: ab: --plot needs the plotting code (src/animate), not built in\n");
+    fprintf(stderr, "tiledblas: ab: --plot needs the plotting code (src/animate), not built in\n");
 #endif
-    const tb_runstats *v = &r[2];
+}
+
+/* The verify run's verdict; 1 when a call broke the fp32 bound. */
+static int tb_ab_print_verify(const tb_runstats *v)
+{
     printf("\nverify: ");
     if (v->compared == 0) {
         if (v->unavailable > 0)
@@ -296,18 +377,37 @@ int tb_cmd_ab(int argc, char **argv)
                    v->unavailable, v->unavailable_reason);
         else
             printf("no call compared (no call was eligible for the GPU)\n");
-    } else {
-        printf("%.0f calls compared (%.0f skipped by sampling, %.0f with the GPU unavailable)\n",
-               v->compared, v->skipped, v->unavailable);
-        printf("verify: worst max abs error %.3g, worst avg abs error %.3g, worst relative "
-               "Frobenius error %.3g\n", v->max_abs, v->avg_abs, v->rel_fro);
-        printf("verify: GPU %.4f s against CPU BLAS %.4f s on the compared calls: %.2fx\n",
-               v->gpu_s, v->cpu_s, v->gpu_s > 0 ? v->cpu_s / v->gpu_s : 0.0);
-        if (v->outside > 0)
-            printf("verify: FAILED: %.0f calls outside the fp32 error bound\n", v->outside);
-        else
-            printf("verify: all calls within the fp32 error bound%s\n", v->rel_fro > 1e-4
-                   ? " (but a relative error above 1e-4 is not what fp32 gives: ~1e-6)" : "");
+        return 0;
     }
-    return v->outside > 0 ? 1 : 0;
+    printf("%.0f calls compared (%.0f skipped by sampling, %.0f with the GPU unavailable)\n",
+           v->compared, v->skipped, v->unavailable);
+    printf("verify: worst max abs error %.3g, worst avg abs error %.3g, worst relative "
+           "Frobenius error %.3g\n", v->max_abs, v->avg_abs, v->rel_fro);
+    printf("verify: GPU %.4f s against CPU BLAS %.4f s on the compared calls: %.2fx\n",
+           v->gpu_s, v->cpu_s, v->gpu_s > 0 ? v->cpu_s / v->gpu_s : 0.0);
+    if (v->outside > 0)
+        printf("verify: FAILED: %.0f calls outside the fp32 error bound\n", v->outside);
+    else
+        printf("verify: all calls within the fp32 error bound%s\n", v->rel_fro > 1e-4
+               ? " (but a relative error above 1e-4 is not what fp32 gives: ~1e-6)" : "");
+    return v->outside > 0;
+}
+
+int tb_cmd_ab(int argc, char **argv)
+{
+    static tb_ab ab;
+    memset(&ab, 0, sizeof ab);
+    ab.runs = 3;
+    int done = 0, rc = tb_ab_parse(argc, argv, &ab, &done);
+    if (rc || done)
+        return rc;
+    if (!tb_tool_library() || tb_ab_prepare(&ab) != 0)
+        return 1;
+    int failed = tb_ab_measure(&ab);
+    tb_ab_cleanup(&ab, failed);
+    if (failed)
+        return 1;
+    tb_ab_print_table(&ab);
+    tb_ab_plot(&ab);
+    return tb_ab_print_verify(&ab.r[2]);
 }

@@ -2,15 +2,19 @@
  * (dlopen'ed), the shim end to end (cblas_sgemm through libtiledblas, auto
  * mode), the kernel alone on device buffers (CUDA events) and cuBLAS (dlopen
  * at run time, never linked): median time, GFLOP/s, ratio to OpenBLAS and the
- * error against a float64 reference. Table on stdout, progress on stderr. */
+ * error against a float64 reference. Table on stdout, progress on stderr.
+ * Writes only the --csv and --plot files named; a CSV made just for --plot
+ * lives in a private temporary directory, removed at the end. */
 #define _GNU_SOURCE
 #include "tool.h"
 #include "tiledblas.h"
+#include "tb_files.h"
 #ifdef TB_HAVE_ANIMATE
 #include "animate.h"
 #endif
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -229,55 +233,65 @@ static void tb_print_row(const char *label, int series, const tb_result *r, doub
            flops / r->median_s * 1e-9, ratio, err);
 }
 
-int tb_cmd_bench(int argc, char **argv)
-{
+/* What `bench` was asked to measure and where it writes. */
+typedef struct tb_bench {
     tb_shape shapes[64];
-    int nshapes = 0, check_all = 0;
-    long reps = 5;
-    const char *csv = NULL, *plot = NULL, *sizes = NULL, *shp = NULL;
+    int nshapes, check_all;
+    long reps;
+    const char *csv, *plot;
+    char tmpdir[4096], tmpcsv[4200];  /* the CSV made for --plot alone */
+    tb_sgemm_fn openblas;
+    tb_gpu gpu;
+} tb_bench;
+
+/* The options; 0, or the exit status (help: 0 with *done set). */
+static int tb_bench_parse(int argc, char **argv, tb_bench *b, int *done)
+{
+    const char *sizes = NULL, *shp = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(tb_bench_usage, stdout);
+            *done = 1;
             return 0;
         } else if (!strcmp(a, "--sizes") && v) {
             sizes = argv[++i];
         } else if (!strcmp(a, "--shapes") && v) {
             shp = argv[++i];
         } else if (!strcmp(a, "--reps") && v) {
-            if (tb_tool_parse_int(argv[++i], 1, 1000, &reps))
+            if (tb_tool_parse_int(argv[++i], 1, 1000, &b->reps))
                 return tb_tool_usage_error("bench", "--reps wants a whole number in 1..1000");
         } else if (!strcmp(a, "--csv") && v) {
-            csv = argv[++i];
+            b->csv = argv[++i];
         } else if (!strcmp(a, "--plot") && v) {
-            plot = argv[++i];
+            b->plot = argv[++i];
         } else if (!strcmp(a, "--check-all")) {
-            check_all = 1;
+            b->check_all = 1;
         } else {
-            return tb_tool_usage_error("bench", "%s '%s'", v || a[0] != '-' ? "unexpected argument"
+            return tb_tool_usage_error("bench", "%s '%.200s'", v || a[0] != '-' ? "unexpected argument"
                                        : "missing value for", a);
         }
     }
-    if (sizes && tb_parse_list(sizes, 0, shapes, &nshapes, 64))
-        return tb_tool_usage_error("bench", "bad --sizes '%s' (want e.g. 256,512,1024)", sizes);
-    if (shp && tb_parse_list(shp, 1, shapes, &nshapes, 64))
-        return tb_tool_usage_error("bench", "bad --shapes '%s' (want e.g. 4096x512x1024)", shp);
+    if (sizes && tb_parse_list(sizes, 0, b->shapes, &b->nshapes, 64))
+        return tb_tool_usage_error("bench", "bad --sizes '%.200s' (want e.g. 256,512,1024)", sizes);
+    if (shp && tb_parse_list(shp, 1, b->shapes, &b->nshapes, 64))
+        return tb_tool_usage_error("bench", "bad --shapes '%.200s' (want e.g. 4096x512x1024)", shp);
     if (!sizes && !shp)
-        tb_parse_list("256,512,1024,2048", 0, shapes, &nshapes, 64);
-    if (plot) {
-        const char *ext = strrchr(plot, '.');
+        tb_parse_list("256,512,1024,2048", 0, b->shapes, &b->nshapes, 64);
+    if (b->plot) {
+        const char *ext = strrchr(b->plot, '.');
         if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
             return tb_tool_usage_error("bench", "--plot wants a file ending in .png or .svg");
     }
+    return 0;
+}
 
-    /* The shim in auto mode, whatever this shell says; nothing traced. */
-    setenv("TILEDBLAS_MODE", "auto", 1);
-    unsetenv("TILEDBLAS_TRACE");
-    unsetenv("TILEDBLAS_STATS");
-
+/* OpenBLAS and the GPU (with cuBLAS), each described on stdout. */
+static void tb_bench_open_libs(tb_bench *b)
+{
     void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-    tb_sgemm_fn openblas = ob ? (tb_sgemm_fn)dlsym(ob, "cblas_sgemm") : NULL;
-    if (openblas) {
+    b->openblas = ob ? (tb_sgemm_fn)dlsym(ob, "cblas_sgemm") : NULL;
+    if (b->openblas) {
         char *(*core)(void) = (char *(*)(void))dlsym(ob, "openblas_get_corename");
         char *(*cfg)(void) = (char *(*)(void))dlsym(ob, "openblas_get_config");
         int (*thr)(void) = (int (*)(void))dlsym(ob, "openblas_get_num_threads");
@@ -286,119 +300,187 @@ int tb_cmd_bench(int argc, char **argv)
     } else {
         printf("OpenBLAS: not found (libopenblas.so.0); its column reads n/a\n");
     }
-    tb_gpu g;
-    memset(&g, 0, sizeof g);
-    tb_gpu_open(&g);
-    if (g.present) {
+    tb_gpu_open(&b->gpu);
+    if (b->gpu.present) {
         struct cudaDeviceProp p;
         if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
             printf("GPU: %s, compute capability %d.%d\n", p.name, p.major, p.minor);
     } else {
-        printf("GPU: none (%s): the kernel and cublas columns read n/a\n", g.why);
+        printf("GPU: none (%s): the kernel and cublas columns read n/a\n", b->gpu.why);
     }
+}
 
-    FILE *cf = NULL;
-    char csvtmp[64] = "";
-    if (plot && !csv) {
-        snprintf(csvtmp, sizeof csvtmp, "/tmp/tiledblas-bench-%d.csv", (int)getpid());
-        csv = csvtmp;
-    }
-    if (csv) {
-        cf = fopen(csv, "w");
-        if (!cf) {
-            fprintf(stderr, "tiledblas: bench: cannot write %s\n", csv);
-            return 1;
+/* The CSV: the user's --csv, or, for --plot alone, one in a private
+ * temporary directory (mkdtemp). NULL and no error when neither is asked. */
+static int tb_bench_open_csv(tb_bench *b, FILE **cf)
+{
+    *cf = NULL;
+    if (b->plot && !b->csv) {
+        const char *tmp = getenv("TMPDIR");
+        if (!tmp || !*tmp)
+            tmp = "/tmp";
+        if (snprintf(b->tmpdir, sizeof b->tmpdir, "%s/tiledblas-bench.XXXXXX", tmp) >=
+                (int)sizeof b->tmpdir || !mkdtemp(b->tmpdir)) {
+            fprintf(stderr, "tiledblas: bench: cannot create a directory in %s: %s\n", tmp,
+                    strerror(errno));
+            b->tmpdir[0] = '\0';
+            return -1;
         }
-        fprintf(cf, "series,size,gflops,m,n,k,median_s,max_abs,avg_abs\n");
+        snprintf(b->tmpcsv, sizeof b->tmpcsv, "%s/bench.csv", b->tmpdir);
+        b->csv = b->tmpcsv;
+    }
+    if (!b->csv)
+        return 0;
+    const char *why;
+    int fd = tb_open_write(b->csv, b->csv == b->tmpcsv ? TB_WRITE_NEW : TB_WRITE_TRUNCATE, &why);
+    *cf = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!*cf) {
+        if (fd >= 0)
+            close(fd);
+        fprintf(stderr, "tiledblas: bench: cannot write %s: %s\n", b->csv, fd >= 0 ? strerror(errno) : why);
+        return -1;
+    }
+    fprintf(*cf, "series,size,gflops,m,n,k,median_s,max_abs,avg_abs\n");
+    return 0;
+}
+
+static void tb_bench_cleanup(tb_bench *b)
+{
+    if (b->tmpcsv[0])
+        unlink(b->tmpcsv);
+    if (b->tmpdir[0])
+        rmdir(b->tmpdir);
+}
+
+/* The float64 reference of C = A B (NULL when out of memory). */
+static double *tb_bench_reference(const tb_shape *s, const float *A, const float *B)
+{
+    size_t sc = (size_t)s->m * s->n;
+    double *ref = calloc(sc, sizeof *ref);
+    double *row = malloc(sizeof *row * (size_t)s->n);
+    for (int i = 0; ref && row && i < s->m; i++) {
+        memset(row, 0, sizeof *row * (size_t)s->n);
+        for (int p = 0; p < s->k; p++) {
+            double a = A[(size_t)i * s->k + p];
+            const float *b = B + (size_t)p * s->n;
+            for (int j = 0; j < s->n; j++)
+                row[j] += a * b[j];
+        }
+        memcpy(ref + (size_t)i * s->n, row, sizeof *row * (size_t)s->n);
+    }
+    free(row);
+    return ref;
+}
+
+/* One shape: every series timed and checked, its rows printed and added to
+ * the CSV. 0; -1 when out of memory; *skipped_ref set when no reference was
+ * computed (too large without --check-all). */
+static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped_ref)
+{
+    size_t sa = (size_t)s->m * s->k, sb = (size_t)s->k * s->n, sc = (size_t)s->m * s->n;
+    float *A = malloc(sa * 4), *B = malloc(sb * 4), *C = malloc(sc * 4);
+    double *ref = NULL;
+    uint64_t seed = 42;
+    if (!A || !B || !C) {
+        fprintf(stderr, "tiledblas: bench: out of memory at %dx%dx%d\n", s->m, s->n, s->k);
+        free(A); free(B); free(C);
+        return -1;
+    }
+    for (size_t i = 0; i < sa; i++) A[i] = (float)((tb_rng(&seed) >> 11) * 0x1p-53) * 2.0f - 1.0f;
+    for (size_t i = 0; i < sb; i++) B[i] = (float)((tb_rng(&seed) >> 11) * 0x1p-53) * 2.0f - 1.0f;
+    double flops = 2.0 * s->m * s->n * s->k;
+    if (b->check_all || (double)s->m * s->n * s->k <= 2048.0 * 2048.0 * 2048.0) {
+        fprintf(stderr, "tiledblas: bench: %dx%dx%d float64 reference...\n", s->m, s->n, s->k);
+        ref = tb_bench_reference(s, A, B);
+    } else {
+        *skipped_ref = 1;
+    }
+    tb_result r[TB_NSERIES];
+    memset(r, 0, sizeof r);
+    const int reps = (int)b->reps;
+    for (int x = 0; x < TB_NSERIES; x++) {
+        fprintf(stderr, "tiledblas: bench: %dx%dx%d %s...\n", s->m, s->n, s->k, tb_series[x]);
+        memset(C, 0, sc * 4);
+        if (x == TB_OPENBLAS && b->openblas)
+            tb_time_host(b->openblas, s, A, B, C, reps, &r[x]);
+        else if (x == TB_OPENBLAS)
+            r[x].why = "n/a (no libopenblas.so.0)";
+        else if (x == TB_SHIM)
+            tb_time_host(cblas_sgemm, s, A, B, C, reps, &r[x]);
+        else if (!b->gpu.present)
+            r[x].why = "n/a (no GPU)";
+        else if (x == TB_CUBLAS && !b->gpu.sgemm)
+            r[x].why = b->gpu.cublas_why;
+        else
+            tb_time_device(x, &b->gpu, s, A, B, C, reps, &r[x]);
+        if (r[x].ok && ref)
+            tb_errors(C, ref, sc, &r[x]);
+    }
+    char label[48];
+    snprintf(label, sizeof label, "%dx%dx%d", s->m, s->n, s->k);
+    double base = r[TB_OPENBLAS].ok ? r[TB_OPENBLAS].median_s : 0.0;
+    for (int x = 0; x < TB_NSERIES; x++) {
+        tb_print_row(x ? "" : label, x, &r[x], flops, base);
+        if (cf && r[x].ok)
+            fprintf(cf, "%s,%d,%.3f,%d,%d,%d,%.9f,%.6g,%.6g\n", tb_series[x],
+                    s->m == s->n && s->n == s->k ? s->m
+                    : (int)lround(cbrt((double)s->m * s->n * s->k)),
+                    flops / r[x].median_s * 1e-9, s->m, s->n, s->k, r[x].median_s,
+                    r[x].checked ? r[x].max_abs : NAN, r[x].checked ? r[x].avg_abs : NAN);
+    }
+    fflush(stdout);
+    free(A); free(B); free(C); free(ref);
+    return 0;
+}
+
+/* The picture from the CSV; 0, or 1 when it could not be drawn. */
+static int tb_bench_plot(const tb_bench *b)
+{
+    if (!b->plot)
+        return 0;
+#ifdef TB_HAVE_ANIMATE
+    int rc = tb_plot_csv(b->csv, b->plot, "sgemm GFLOP/s: OpenBLAS, libtiledblas, cuBLAS") != 0;
+    if (!rc)
+        fprintf(stderr, "tiledblas: bench: wrote %s\n", b->plot);
+    return rc;
+#else
+    fprintf(stderr, "tiledblas: bench: --plot needs src/animate/plot.c, absent from this build\n");
+    return 1;
+#endif
+}
+
+int tb_cmd_bench(int argc, char **argv)
+{
+    static tb_bench b;
+    memset(&b, 0, sizeof b);
+    b.reps = 5;
+    int done = 0, rc = tb_bench_parse(argc, argv, &b, &done);
+    if (rc || done)
+        return rc;
+    /* The shim in auto mode, whatever this shell says; nothing traced. */
+    setenv("TILEDBLAS_MODE", "auto", 1);
+    unsetenv("TILEDBLAS_TRACE");
+    unsetenv("TILEDBLAS_STATS");
+    tb_bench_open_libs(&b);
+    FILE *cf;
+    if (tb_bench_open_csv(&b, &cf) != 0) {
+        tb_bench_cleanup(&b);
+        return 1;
     }
     printf("%-16s %-9s %11s %11s %9s %12s %12s\n", "m x n x k", "series", "median ms",
            "GFLOP/s", "vs OpenBLAS", "max abs err", "avg abs err");
     int skipped_ref = 0;
-    for (int si = 0; si < nshapes; si++) {
-        const tb_shape *s = &shapes[si];
-        size_t sa = (size_t)s->m * s->k, sb = (size_t)s->k * s->n, sc = (size_t)s->m * s->n;
-        float *A = malloc(sa * 4), *B = malloc(sb * 4), *C = malloc(sc * 4);
-        double *ref = NULL;
-        uint64_t seed = 42;
-        if (!A || !B || !C) {
-            fprintf(stderr, "tiledblas: bench: out of memory at %dx%dx%d\n", s->m, s->n, s->k);
-            return 1;
-        }
-        for (size_t i = 0; i < sa; i++) A[i] = (float)((tb_rng(&seed) >> 11) * 0x1p-53) * 2.0f - 1.0f;
-        for (size_t i = 0; i < sb; i++) B[i] = (float)((tb_rng(&seed) >> 11) * 0x1p-53) * 2.0f - 1.0f;
-        double flops = 2.0 * s->m * s->n * s->k;
-        if (check_all || (double)s->m * s->n * s->k <= 2048.0 * 2048.0 * 2048.0) {
-            fprintf(stderr, "tiledblas: bench: %dx%dx%d float64 reference...\n", s->m, s->n, s->k);
-            ref = calloc(sc, sizeof *ref);
-            double *row = malloc(sizeof *row * (size_t)s->n);
-            for (int i = 0; ref && row && i < s->m; i++) {
-                memset(row, 0, sizeof *row * (size_t)s->n);
-                for (int p = 0; p < s->k; p++) {
-                    double a = A[(size_t)i * s->k + p];
-                    const float *b = B + (size_t)p * s->n;
-                    for (int j = 0; j < s->n; j++)
-                        row[j] += a * b[j];
-                }
-                memcpy(ref + (size_t)i * s->n, row, sizeof *row * (size_t)s->n);
-            }
-            free(row);
-        } else {
-            skipped_ref = 1;
-        }
-        tb_result r[TB_NSERIES];
-        memset(r, 0, sizeof r);
-        for (int x = 0; x < TB_NSERIES; x++) {
-            fprintf(stderr, "tiledblas: bench: %dx%dx%d %s...\n", s->m, s->n, s->k, tb_series[x]);
-            memset(C, 0, sc * 4);
-            if (x == TB_OPENBLAS && openblas)
-                tb_time_host(openblas, s, A, B, C, (int)reps, &r[x]);
-            else if (x == TB_OPENBLAS)
-                r[x].why = "n/a (no libopenblas.so.0)";
-            else if (x == TB_SHIM)
-                tb_time_host(cblas_sgemm, s, A, B, C, (int)reps, &r[x]);
-            else if (!g.present)
-                r[x].why = "n/a (no GPU)";
-            else if (x == TB_CUBLAS && !g.sgemm)
-                r[x].why = g.cublas_why;
-            else
-                tb_time_device(x, &g, s, A, B, C, (int)reps, &r[x]);
-            if (r[x].ok && ref)
-                tb_errors(C, ref, sc, &r[x]);
-        }
-        char label[48];
-        snprintf(label, sizeof label, "%dx%dx%d", s->m, s->n, s->k);
-        double base = r[TB_OPENBLAS].ok ? r[TB_OPENBLAS].median_s : 0.0;
-        for (int x = 0; x < TB_NSERIES; x++) {
-            tb_print_row(x ? "" : label, x, &r[x], flops, base);
-            if (cf && r[x].ok)
-                fprintf(cf, "%s,%d,%.3f,%d,%d,%d,%.9f,%.6g,%.6g\n", tb_series[x],
-                        s->m == s->n && s->n == s->k ? s->m
-                        : (int)lround(cbrt((double)s->m * s->n * s->k)),
-                        flops / r[x].median_s * 1e-9, s->m, s->n, s->k, r[x].median_s,
-                        r[x].checked ? r[x].max_abs : NAN, r[x].checked ? r[x].avg_abs : NAN);
-        }
-        fflush(stdout);
-        free(A); free(B); free(C); free(ref);
-    }
+    for (int si = 0; si < b.nshapes && rc == 0; si++)
+        rc = tb_bench_shape(&b, &b.shapes[si], cf, &skipped_ref) != 0;
     if (skipped_ref)
         printf("(no float64 reference above 2048^3 multiply-adds: it would take minutes; "
                "--check-all asks for it)\n");
     if (cf)
         fclose(cf);
-    if (csv && !csvtmp[0])
-        fprintf(stderr, "tiledblas: bench: wrote %s\n", csv);
-    int rc = 0;
-    if (plot) {
-#ifdef TB_HAVE_ANIMATE
-        rc = tb_plot_csv(csv, plot, "sgemm GFLOP/s: OpenBLAS, libtiledblas, cuBLAS") != 0;
-#else
-        fprintf(stderr, "tiledblas: bench: --plot needs src/animate/plot.c, absent from this build\n");
-        rc = 1;
-#endif
-        if (!rc)
-            fprintf(stderr, "tiledblas: bench: wrote %s\n", plot);
-    }
-    if (csvtmp[0])
-        remove(csvtmp);
+    if (rc == 0 && b.csv && !b.tmpcsv[0])
+        fprintf(stderr, "tiledblas: bench: wrote %s\n", b.csv);
+    if (rc == 0)
+        rc = tb_bench_plot(&b);
+    tb_bench_cleanup(&b);
     return rc;
 }

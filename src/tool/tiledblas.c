@@ -3,6 +3,7 @@
  * running a program under it. No subcommand logic lives here. */
 #define _GNU_SOURCE
 #include "tool.h"
+#include "tb_files.h"
 #include "tiledblas.h"
 #ifdef TB_HAVE_ANIMATE
 #include "animate.h"
@@ -155,9 +156,10 @@ int tb_tool_spawn(char *const *argv, const tb_env *env, int nenv, const char *ou
                 unsetenv(env[i].name);
         }
         if (out_path) {
-            int fd = open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+            const char *why;
+            int fd = tb_open_write(out_path, TB_WRITE_APPEND, &why);
             if (fd < 0) {
-                fprintf(stderr, "tiledblas: cannot open %s: %s\n", out_path, strerror(errno));
+                fprintf(stderr, "tiledblas: cannot open %s: %s\n", out_path, why);
                 _exit(127);
             }
             dup2(fd, STDOUT_FILENO);
