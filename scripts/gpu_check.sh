@@ -7,7 +7,8 @@
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
-#          (2; 4 for shapes under 1 GFLOP) and shapes;
+#          (2; 4 for shapes under 1 GFLOP) and shapes; TB_SWEEP_EXTRA: shapes
+#          added to the list;
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   TB_SWITCH_SHAPES: step switch's shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
@@ -162,6 +163,7 @@ shapes=$shapes,512x512x32,1024x1024x8,2048x2048x2
 shapes=$shapes,96x768x200,180x180x700,48x1500x100,700x700x20,3000x3000x3,120x2000x60
 shapes=$shapes,1500x40x900,350x350x90
 shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
+shapes=$shapes${TB_SWEEP_EXTRA:+,$TB_SWEEP_EXTRA}   # shapes beyond the list
 small=$(echo $shapes | tr , '\n' | awk '{ d = $0; sub(/[:+].*/, "", d); n = split(d, x, "x")
         if (n == 1) x[2] = x[3] = x[1]; if (2 * x[1] * x[2] * x[3] < 1e9) print $0 }' | tr '\n' ,)
 rounds=${TB_SWEEP_ROUNDS:-2}; small_rounds=${TB_SWEEP_SMALL_ROUNDS:-4}

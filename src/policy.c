@@ -103,23 +103,26 @@ void tb_policy_forget(void)
  *    measured one. 1.2: how far the model's time for a shape it was not
  *    fitted on lands from the clock at small and mid sizes (0.8-1.25x on
  *    the GPU, wider on the CPU, whose thread count changes with the shape).
- * 2. Inside the margin neither estimate can be trusted to pick: measure.
- *    The CPU runs until the class has measured it, the GPU then runs until
- *    it is measured too (once, its allocating call aside), and from then on
- *    the faster measured route is taken. The CPU goes first because the
- *    order matters to what is measured: CPU calls made before any GPU call
- *    of the class run as they would alone, while an OpenBLAS call right
- *    after GPU calls is measured slow (64x1024x128: 0.085-0.096 ms against
- *    0.059 alone; 3 of 6 such calls of 300^3 and 700x200x900 took 22-24 ms
- *    for a 0.2-0.7 ms product) and leaves its threads polling beside the
- *    GPU calls that follow.
- * 3. Once both are measured, and the slower is within TB_RECHECK_SPAN of
- *    the faster, one call in `every` re-checks the slower: 16 at first,
- *    doubling after each re-check up to 1024, so that a steady program pays
- *    less and less for it (at most 1/16 of its calls at first, each at most
- *    4 times slower, then half of that, ...). A re-check that runs faster
- *    lowers the best time, and the class turns over by itself. 4x: the
- *    disturbed measurements above ran up to 3 times slow.
+ * 2. Inside the margin the class starts on the route the estimates put
+ *    ahead (the GPU on a tie). Once the CPU is measured, the GPU is tried,
+ *    and the faster measured route is taken; a class on the GPU does not
+ *    try the CPU. Switching costs more than the route it tries: an OpenBLAS
+ *    call right after GPU calls wakes its threads and is measured slow (3
+ *    of 6 such calls of 300^3 and 700x200x900 took 22-24 ms for a 0.2-0.7
+ *    ms product on the H200 machine), and for about 0.1 s after OpenBLAS
+ *    calls, while its threads poll for work, GPU calls whose copies use our
+ *    copy threads run up to 2-3 times slower (8192x8192x16: 14-15 ms
+ *    against 7.6-8.1). A GPU call between CPU calls leaves them undisturbed,
+ *    so that way round a try costs only its own call.
+ * 3. A class on the CPU whose GPU is measured too, and within
+ *    TB_RECHECK_SPAN of the CPU, re-checks the GPU one call in `every`: 16
+ *    at first, doubling after each re-check up to 1024, so that a steady
+ *    program pays less and less for it (at most 1/16 of its calls at first,
+ *    each at most 4 times slower, then half of that, ...). One disturbed
+ *    GPU measurement cannot then hold the class on the CPU: a re-check that
+ *    runs faster lowers the best time, and the class turns over by itself.
+ *    4x: the disturbed measurements above ran up to 3 times slow. The CPU
+ *    is not re-checked from the GPU, for the reason of rule 2.
  * With TILEDBLAS_LEARN=off nothing is measured and the faster estimate of
  * the model is taken. */
 #define TB_MARGIN 1.2
@@ -130,7 +133,6 @@ void tb_policy_forget(void)
 static const tb_reason tb_why_faster[2] = {TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER};
 static const tb_reason tb_why_measured[2] = {TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED};
 static const tb_reason tb_why_try[2] = {TB_WHY_CPU_TRY, TB_WHY_GPU_TRY};
-static const tb_reason tb_why_recheck[2] = {TB_WHY_CPU_RECHECK, TB_WHY_GPU_RECHECK};
 
 /* Rule 3's turn: 1 when this call re-checks the slower route. Lock held. */
 static int tb_recheck_due(tb_class *s)
@@ -160,21 +162,26 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est
             if (measured[r])
                 est[r] *= s->best[r];
     }
-    const tb_route fast = est[TB_ROUTE_GPU] < est[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
+    const tb_route fast = est[TB_ROUTE_GPU] <= est[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
     const tb_route slow = fast == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
+    const int cpu = measured[TB_ROUTE_CPU], gpu = measured[TB_ROUTE_GPU];
     tb_route route = fast;
     if (!learn) {
         *why = tb_why_faster[fast];
     } else if (est[fast] * TB_MARGIN < est[slow]) {                       /* rule 1 */
-        *why = measured[0] || measured[1] ? tb_why_measured[fast] : tb_why_faster[fast];
-    } else {                                                             /* rule 2 */
-        route = !measured[TB_ROUTE_CPU] ? TB_ROUTE_CPU : !measured[TB_ROUTE_GPU] ? TB_ROUTE_GPU : fast;
-        *why = measured[route] ? tb_why_measured[route] : tb_why_try[route];
+        *why = cpu || gpu ? tb_why_measured[fast] : tb_why_faster[fast];
+    } else if (cpu && gpu) {                                             /* rule 2 */
+        *why = tb_why_measured[fast];
+    } else if (cpu || gpu) {
+        route = TB_ROUTE_GPU;      /* the GPU tried after the CPU, or kept */
+        *why = gpu ? TB_WHY_GPU_MEASURED : TB_WHY_GPU_TRY;
+    } else {
+        *why = tb_why_try[fast];
     }
-    if (s && measured[0] && measured[1] && route == fast &&               /* rule 3 */
-        est[slow] <= TB_RECHECK_SPAN * est[fast] && tb_recheck_due(s)) {
-        route = slow;
-        *why = tb_why_recheck[slow];
+    if (s && cpu && gpu && route == TB_ROUTE_CPU &&                        /* rule 3 */
+        est[TB_ROUTE_GPU] <= TB_RECHECK_SPAN * est[TB_ROUTE_CPU] && tb_recheck_due(s)) {
+        route = TB_ROUTE_GPU;
+        *why = TB_WHY_GPU_RECHECK;
     }
     if (locked)
         pthread_mutex_unlock(&tb_class_lock);

@@ -16,7 +16,6 @@ static const char *const tb_reason_names[TB_WHY_COUNT] = {
     [TB_WHY_GPU_MEASURED] = "gpu-measured",
     [TB_WHY_CPU_TRY] = "cpu-try",
     [TB_WHY_GPU_TRY] = "gpu-try",
-    [TB_WHY_CPU_RECHECK] = "cpu-recheck",
     [TB_WHY_GPU_RECHECK] = "gpu-recheck",
     [TB_WHY_FORCED] = "forced",
     [TB_WHY_VERIFY] = "verify",

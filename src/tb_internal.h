@@ -148,7 +148,7 @@ typedef enum {
     TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER,     /* the model, by more than the margin */
     TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED, /* the class's measured times        */
     TB_WHY_CPU_TRY, TB_WHY_GPU_TRY,           /* close: measuring a route          */
-    TB_WHY_CPU_RECHECK, TB_WHY_GPU_RECHECK,   /* the slower route, once more       */
+    TB_WHY_GPU_RECHECK,                       /* a CPU class tries the GPU again   */
     TB_WHY_FORCED,            /* TILEDBLAS_MODE=gpu                               */
     TB_WHY_VERIFY, TB_WHY_VERIFY_SKIPPED, TB_WHY_VERIFY_GPU_FAILED,
     TB_WHY_NO_GPU,            /* no usable device                                 */

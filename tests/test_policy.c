@@ -1,8 +1,8 @@
 /* tests/test_policy.c - unit tests of auto mode's three rules (policy.c) on
- * made-up model times: the margin, measuring both routes inside it (the
- * CPU first), the class's measurements replacing the model, the re-check of
- * the slower route and its doubling interval, the shape classes, and whole
- * sequences of calls as a program makes them. Needs no GPU. */
+ * made-up model times: the margin; inside it, a class on the CPU trying the
+ * GPU and a class on the GPU staying; measurements replacing the model; the
+ * re-check of the GPU from the CPU and its doubling interval; the shape
+ * classes; whole sequences of calls as a program makes them. No GPU. */
 #include "unit_check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +24,16 @@ static void test_margin(void)
           "CPU 2x faster: cpu-faster (got %s)", tb_reason_name(why));
     CHECK(choose(&p, 1.3e-3, 1.0e-3, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_FASTER,
           "GPU 1.3x faster: gpu-faster (got %s)", tb_reason_name(why));
-    CHECK(choose(&p, 1.1e-3, 1.0e-3, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
-          "GPU 1.1x faster is inside the margin: the CPU is measured first (got %s)", tb_reason_name(why));
+    CHECK(choose(&p, 1.1e-3, 1.0e-3, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY,
+          "GPU 1.1x faster is inside the margin: the GPU, measuring (got %s)", tb_reason_name(why));
     CHECK(choose(&p, 1.0e-3, 1.19e-3, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
-          "CPU 1.19x faster: inside the margin too (got %s)", tb_reason_name(why));
+          "CPU 1.19x faster: inside the margin, the CPU, measuring (got %s)", tb_reason_name(why));
+    CHECK(choose(&p, 1.0e-3, 1.0e-3, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY,
+          "a tie: the GPU (got %s)", tb_reason_name(why));
 }
 
-/* Inside the margin: the CPU twice, then the GPU once, then the faster
- * measured route; each route's fastest call counts. */
+/* Inside the margin, a class on the CPU: the CPU twice, then the GPU once,
+ * then the faster measured route; each route's fastest call counts. */
 static void test_measure_both(void)
 {
     tb_policy_forget();
@@ -53,6 +55,35 @@ static void test_measure_both(void)
               near(est[TB_ROUTE_GPU], 1.0e-4),
           "one GPU call measures it once the CPU is measured: 1.0 against the CPU's best 1.2, "
           "gpu-measured (got %s, %.3g, %.3g)", tb_reason_name(why), est[0], est[1]);
+}
+
+/* Inside the margin, a class on the GPU stays there: the CPU, measured
+ * slow right after GPU calls, is never tried. */
+static void test_gpu_stays(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(600, 600, 600));
+    const double cpu = 1.05e-4, gpu = 1.0e-4;
+    tb_reason why;
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY, "the GPU ahead, close");
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.10e-4, gpu);
+    int on_cpu = 0, measured = 0;
+    for (int i = 0; i < 200; i++) {
+        on_cpu += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU;
+        measured += why == TB_WHY_GPU_MEASURED;
+    }
+    CHECK(on_cpu == 0 && measured == 200,
+          "the GPU measured at 1.1, the CPU's untried 1.05 close: 200 calls stay on the GPU (%d on "
+          "the CPU)", on_cpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.5e-4, gpu);   /* slower calls change nothing */
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "a slower call does not raise the best");
+    tb_policy_forget();
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.4e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.3e-4, gpu);
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_MEASURED,
+          "the GPU measured 1.3, the CPU's 1.05 by more than the margin: cpu-measured (got %s)",
+          tb_reason_name(why));
 }
 
 /* TILEDBLAS_LEARN=off (ctest runs this program once more with it): the
@@ -112,16 +143,17 @@ static void test_measured_turns(void)
           "what one class measured does not move another");
 }
 
-/* Both measured, the slower within 4x: it runs again on the 16th call,
- * then the 32nd after that, ...; beyond 4x it never does. */
+/* A class on the CPU with the GPU measured within 4x re-checks the GPU on
+ * the 16th call, then the 32nd after that, ...; beyond 4x it never does,
+ * and a class on the GPU never re-checks the CPU. */
 static void test_recheck(void)
 {
     tb_policy_forget();
     const tb_problem p = problem_of(row_nn(2000, 500, 3000));
     const double cpu = 1.0e-3, gpu = 1.0e-3;
     for (int i = 0; i < 2; i++) {
-        tb_policy_record(&p, TB_ROUTE_CPU, 1.5 * cpu, cpu);
-        tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * gpu, gpu);
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu);
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.5 * gpu, gpu);
     }
     char routes[64];
     int at[4], n = 0;
@@ -129,9 +161,9 @@ static void test_recheck(void)
     for (int i = 0; i < 60; i++) {
         const tb_route r = choose(&p, cpu, gpu, &why);
         routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
-        if (r == TB_ROUTE_CPU && n < 4)
+        if (r == TB_ROUTE_GPU && n < 4)
             at[n++] = i + 1;
-        CHECK(r == TB_ROUTE_GPU ? why == TB_WHY_GPU_MEASURED : why == TB_WHY_CPU_RECHECK,
+        CHECK(r == TB_ROUTE_CPU ? why == TB_WHY_CPU_MEASURED : why == TB_WHY_GPU_RECHECK,
               "call %d: %s", i + 1, tb_reason_name(why));
     }
     routes[60] = '\0';
@@ -139,34 +171,44 @@ static void test_recheck(void)
 
     tb_policy_forget();
     for (int i = 0; i < 2; i++) {
-        tb_policy_record(&p, TB_ROUTE_CPU, 4.5 * cpu, cpu);
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu);
+        tb_policy_record(&p, TB_ROUTE_GPU, 4.5 * gpu, gpu);
+    }
+    n = 0;
+    for (int i = 0; i < 200; i++)
+        n += choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU;
+    CHECK(n == 0, "a GPU measured 4.5x slower is not re-checked (%d calls)", n);
+
+    tb_policy_forget();
+    for (int i = 0; i < 2; i++) {
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.5 * cpu, cpu);
         tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * gpu, gpu);
     }
     n = 0;
     for (int i = 0; i < 200; i++)
         n += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU;
-    CHECK(n == 0, "a route measured 4.5x slower is not re-checked (%d calls)", n);
+    CHECK(n == 0, "a class on the GPU never re-checks the CPU (%d calls)", n);
 }
 
 /* Calls of one shape, as a program makes them, on model times (cpu, gpu),
  * when each route really takes true_cpu / true_gpu times the model's time,
- * except the first `disturbed` CPU calls, which take cpu_first times it. As
- * in dispatch.c, the first GPU call allocates and is no measurement. The
- * routes taken, 'c' or 'g', go to routes. */
+ * except the first `disturbed` measured GPU calls, which take gpu_first
+ * times it. As in dispatch.c, the first GPU call allocates and is no
+ * measurement. The routes taken, 'c' or 'g', go to routes. */
 static void calls(int n, double cpu, double gpu, double true_cpu, double true_gpu, int disturbed,
-                  double cpu_first, char *routes)
+                  double gpu_first, char *routes)
 {
     tb_policy_forget();
     const tb_problem p = problem_of(row_nn(700, 200, 900));
-    int gpu_calls = 0, cpu_calls = 0;
+    int gpu_calls = 0, taught = 0;
     for (int i = 0; i < n; i++) {
         tb_reason why;
         const tb_route r = choose(&p, cpu, gpu, &why);
         routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
         if (r == TB_ROUTE_CPU)
-            tb_policy_record(&p, r, (cpu_calls++ < disturbed ? cpu_first : true_cpu) * cpu, cpu);
+            tb_policy_record(&p, r, true_cpu * cpu, cpu);
         else if (gpu_calls++ > 0)
-            tb_policy_record(&p, r, true_gpu * gpu, gpu);
+            tb_policy_record(&p, r, (taught++ < disturbed ? gpu_first : true_gpu) * gpu, gpu);
     }
     routes[n] = '\0';
 }
@@ -182,20 +224,19 @@ static void test_sequences(void)
     CHECK(!strcmp(r, "ccgggggg"), "the CPU 20x slower than its model: two calls show it: %s", r);
     calls(8, 3.0, 1.0, 1.0, 100.0, 0, 1.0, r);
     CHECK(!strcmp(r, "gggccccc"), "the GPU 100x slower: its allocating call and two more: %s", r);
-    /* Close, the CPU ahead and truly 15% faster: two CPU calls, the GPU
-     * tried (its allocating call, then one that counts), back to the CPU. */
+    /* Close, the CPU ahead and truly faster: two CPU calls, the GPU tried
+     * (its allocating call, then one that counts), back to the CPU. */
     calls(10, 1.0, 1.05, 1.0, 1.1, 0, 1.0, r);
     CHECK(!strcmp(r, "ccggcccccc"), "close, the CPU faster: %s", r);
-    /* Close, the GPU truly 20% faster: it keeps the class. */
+    /* Close, the GPU truly 20% faster: it takes the class. */
     calls(10, 1.0, 1.05, 1.0, 0.8, 0, 1.0, r);
     CHECK(!strcmp(r, "ccgggggggg"), "close, the GPU faster: %s", r);
-    /* Close, the CPU truly faster but its first two calls disturbed (3x, as
-     * right after CUDA starts): the GPU takes the class until the re-check
-     * measures the CPU again, 16 calls after both were measured. */
-    calls(40, 1.0, 1.1, 1.0, 1.0, 2, 3.0, r);
-    const size_t g = strspn(r + 2, "g");
-    CHECK(!strncmp(r, "cc", 2) && g == 17 && strspn(r + 2 + g, "c") == 40 - 2 - g,
-          "close, the CPU's first calls disturbed: %s", r);
+    /* Close, the GPU truly faster but its first measured call disturbed
+     * (2x, as right after OpenBLAS calls): the CPU keeps the class until
+     * the re-check, 16 calls on, measures the GPU again. */
+    calls(40, 1.0, 1.05, 1.0, 0.8, 1, 2.0, r);
+    CHECK(!strncmp(r, "ccgg", 4) && strspn(r + 4, "c") == 15 && strspn(r + 19, "g") == 21,
+          "close, the GPU's first measured call disturbed: %s", r);
 }
 
 int main(void)
@@ -208,6 +249,7 @@ int main(void)
     }
     test_margin();
     test_measure_both();
+    test_gpu_stays();
     test_measured_turns();
     test_recheck();
     test_sequences();
