@@ -115,6 +115,29 @@ extern "C" size_t tb_run_pool_bytes(void)
     return total;
 }
 
+/* Scratch for a launcher's own pre-pass (sgemm_04_wgmma.cu), on `stream`. */
+extern "C" void *tb_run_scratch(size_t bytes, cudaStream_t stream)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    cudaMemPool_t pool = tb_pool_get(dev);
+    void *p = NULL;
+    if (!pool || cudaMallocFromPoolAsync(&p, bytes, pool, stream) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+extern "C" void tb_run_scratch_free(void *p, cudaStream_t stream)
+{
+    if (p && cudaFreeAsync(p, stream) != cudaSuccess)
+        cudaGetLastError();
+}
+
 extern "C" unsigned long long tb_run_repack_count(void)
 {
     return __atomic_load_n(&tb_repacks, __ATOMIC_RELAXED);

@@ -348,6 +348,23 @@ int main(int argc, char **argv)
             n_pass++;
         }
     }
+    if (!quick && maxs >= 1537) {
+        /* Grids of at least half a wave of 128 x 128 tiles, where the
+         * persistent wgmma kernel takes products (its supports()): edge
+         * tiles in m, n and K, every transpose, strides padded and bases
+         * off by one float, alpha/beta, beta 0 over NaN, inf/NaN planted,
+         * wide range, and more tiles than blocks (each block walks several
+         * tiles, its pipeline running on across them). */
+        tcase w[] = {
+            {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
+            {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0f, 0.25f, FILL_WIDE, 0, 0},
+            {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
+            {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0f, -1.0f, FILL_UNIFORM, 0, 0},
+        };
+        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+            run_case(&w[i], klist);
+    }
     if (!quick && maxs >= 2049) {
         /* One big product per layout family for the fast kernels' steady
          * state: full tiles, many K slices, the pipeline wrapping around. */
