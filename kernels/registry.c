@@ -44,7 +44,7 @@ static const tb_kernel_info tb_kernels[] = {
      * consumer thread's 64 accumulators. wgmma-simple: one warpgroup,
      * 64x128 tiles, plain loads, the readable version. */
     {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent",
-     tb_launch_wgmma, tb_wgmma_supports, 30, 128, 128, 32, 64, 128, 8, 8, 384, 0},
+     tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0},
     {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",
      tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0},
     {"wgmma-simple", "Hopper wgmma, 3xTF32, one warpgroup, plain loads (step 4a, readable)",

@@ -539,40 +539,44 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     tb_wg_fold(acc, part);
                 }
             } else {
-                /* Two partial accumulators: slice kt runs on the tensor cores
-                 * into one while slice kt-1, complete (wait_group 1), is
-                 * folded from the other. The loop is unrolled by two so that
-                 * both arrays keep fixed registers. */
+                /* Two partial accumulators: while the tensor cores run one
+                 * slice into one of them, the previous slice, complete, is
+                 * folded from the other. No wgmma is left pending across a
+                 * loop iteration (ptxas serialises every wgmma of a loop
+                 * whose back edge carries one: warning C7514), so each slice
+                 * is waited for at once, and its fold is done under the next
+                 * slice's products. The loop is unrolled by two so that both
+                 * arrays keep fixed registers; p1 starts at zero so that the
+                 * first fold adds nothing. */
                 float p0[64], p1[64];
-                int sp = s;                  /* stage of the slice in flight */
-                issue(p0);
-                advance();
-                auto step = [&](float (&cur)[64], float (&prev)[64]) {
-                    issue(cur);
-                    tb_wg_wait1();           /* prev complete, cur may run on */
-                    tb_wg_touch(prev);
-                    release(sp);
-                    sp = s;
-                    advance();
-                    tb_wg_fold(acc, prev);
-                };
-                int kt = 1, last = 0;
+#pragma unroll
+                for (int i = 0; i < 64; i++)
+                    p1[i] = 0.f;
+                int kt = 0;
                 for (; kt + 1 < ktiles; kt += 2) {
-                    step(p1, p0);
-                    step(p0, p1);
-                }
-                if (kt < ktiles) {
-                    step(p1, p0);
-                    last = 1;
-                }
-                tb_wg_wait0();
-                release(sp);
-                if (last) {
-                    tb_wg_touch(p1);
-                    tb_wg_fold(acc, p1);
-                } else {
+                    issue(p0);
+                    tb_wg_fold(acc, p1);     /* slice kt-1, under slice kt */
+                    tb_wg_wait0();
                     tb_wg_touch(p0);
+                    release(s);
+                    advance();
+                    issue(p1);
+                    tb_wg_fold(acc, p0);     /* slice kt, under slice kt+1 */
+                    tb_wg_wait0();
+                    tb_wg_touch(p1);
+                    release(s);
+                    advance();
+                }
+                if (kt < ktiles) {           /* odd count: one more slice */
+                    issue(p0);
+                    tb_wg_fold(acc, p1);
+                    tb_wg_wait0();
+                    tb_wg_touch(p0);
+                    release(s);
+                    advance();
                     tb_wg_fold(acc, p0);
+                } else {
+                    tb_wg_fold(acc, p1);
                 }
             }
             tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
@@ -631,15 +635,16 @@ extern "C" int tb_wgmma_simple_supports(const tb_gemm_args *args)
     return tb_wgmma_hw(tb_cur_dev());
 }
 
-/* "wgmma": a compute capability 9.0 GPU and a grid of at least half a wave
- * of 128 x 128 tiles. Smaller grids leave most tensor cores idle whatever
- * the kernel; tf32x3 serves them with 64-row tiles and split K (run.cu). */
+/* "wgmma": a compute capability 9.0 GPU and a grid of at least a quarter
+ * of a wave of 128 x 128 tiles. Smaller grids leave most tensor cores idle
+ * whatever the kernel; tf32x3 serves them with 64-row tiles and split K
+ * (run.cu). */
 extern "C" int tb_wgmma_supports(const tb_gemm_args *args)
 {
     const int dev = tb_cur_dev();
     if (!tb_wgmma_hw(dev))
         return 0;
-    return 2 * tb_wg_tiles(args) >= tb_device_sms(dev);
+    return 4 * tb_wg_tiles(args) >= tb_device_sms(dev);
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 tb_encode_fn(void)
