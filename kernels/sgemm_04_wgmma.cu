@@ -137,29 +137,13 @@ __device__ __forceinline__ void tb_wg_tile(int t, int tiles_m, int tiles_n, int 
     tn = (t % width) / gsize;
 }
 
-/* Work unit u of the persistent grid: a tile and a range [k_lo, k_hi) of
- * K slices. With kparts = 1 a unit is a tile and all of K. Grids of fewer
- * tiles than SMs cut K into kparts parts (split K): unit u takes part
- * u / ntiles of tile u % ntiles, so the units running side by side share a
- * K window (their operand panels meet in L2). */
-__device__ __forceinline__ void tb_wg_unit(int u, int ntiles, int ktiles, int kparts, int tiles_m,
-                                           int tiles_n, int &tm, int &tn, int &k_lo, int &k_hi)
-{
-    const int part = u / ntiles;
-    tb_wg_tile(u % ntiles, tiles_m, tiles_n, tm, tn);
-    k_lo = (int)((long long)part * ktiles / kparts);
-    k_hi = (int)((long long)(part + 1) * ktiles / kparts);
-}
-
 /* Epilogue of one consumer warpgroup: its 64 x 128 accumulators to C with
  * alpha and beta (beta == 0 never reads C). The m64nNk8 accumulator layout:
  * warp w of the warpgroup holds rows 16w..16w+15; lane (g, t) = (lane / 4,
  * lane % 4) holds, for each 8-column group j, the elements (g, 8j + 2t),
- * (g, 8j + 2t + 1), (g + 8, 8j + 2t), (g + 8, 8j + 2t + 1) as acc[4j .. 4j+3].
- * fix_nan = 0 (a partial sum over part of K, see split K below) leaves NaN
- * for the sum kernel to recompute over the whole of K. */
+ * (g, 8j + 2t + 1), (g + 8, 8j + 2t), (g + 8, 8j + 2t + 1) as acc[4j .. 4j+3]. */
 __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float acc[64], int row0,
-                                            int col0, int vec_c, int fix_nan = 1)
+                                            int col0, int vec_c)
 {
     const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
     const int gq = lane / 4, tq = lane % 4;
@@ -177,7 +161,7 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
 #pragma unroll
             for (int e = 0; e < 2; e++) {
                 float s = acc[4 * j + 2 * h + e];
-                if (fix_nan && s != s && col + e < g.n)   /* NaN: see the inf note above */
+                if (s != s && col + e < g.n)     /* NaN: see the inf note above */
                     s = tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, row, col + e);
                 v[e] = g.alpha * s;
             }
@@ -464,7 +448,7 @@ __global__ void __launch_bounds__(TB_WG_THREADS, 1)
 tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 const __grid_constant__ CUtensorMap mAs, const __grid_constant__ CUtensorMap mBb,
                 const __grid_constant__ CUtensorMap mBs, int Kp, int tiles_m, int tiles_n,
-                int vec_c, int kparts, float *__restrict__ W)
+                int vec_c)
 {
 #if TB_WG_REAL
     extern __shared__ uint8_t tb_wg_smem_raw[];
@@ -472,7 +456,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
     const uint32_t base =
         (tb_smem_addr(tb_wg_smem_raw) + 1023) & ~1023u;   /* 1024-byte aligned tiles */
     const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
-    const int ktiles = Kp / TB_WG_BK, ntiles = tiles_m * tiles_n, nunits = ntiles * kparts;
+    const int ktiles = Kp / TB_WG_BK, ntiles = tiles_m * tiles_n;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < TB_WG_STAGES; s++) {
@@ -492,10 +476,10 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
         if (threadIdx.x == 0) {
             int s = 0;
             uint32_t phase = 0;
-            for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
-                int tm, tn, k_lo, k_hi;
-                tb_wg_unit(u, ntiles, ktiles, kparts, tiles_m, tiles_n, tm, tn, k_lo, k_hi);
-                for (int kt = k_lo; kt < k_hi; kt++) {
+            for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+                int tm, tn;
+                tb_wg_tile(t, tiles_m, tiles_n, tm, tn);
+                for (int kt = 0; kt < ktiles; kt++) {
                     const uint32_t fb = tb_smem_addr(&full[s]), eb = tb_smem_addr(&empty[s]);
                     tb_mbar_wait(eb, phase ^ 1);          /* consumers released it */
                     tb_mbar_expect(fb, TB_WG_STAGE_BYTES);
@@ -517,10 +501,9 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
         const int c = wg - 1;                       /* rows 64c..64c+63 of the tile */
         int s = 0;
         uint32_t phase = 0;
-        for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
-            int tm, tn, k_lo, k_hi;
-            tb_wg_unit(u, ntiles, ktiles, kparts, tiles_m, tiles_n, tm, tn, k_lo, k_hi);
-            const int nk = k_hi - k_lo;      /* slices of this unit */
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+            int tm, tn;
+            tb_wg_tile(t, tiles_m, tiles_n, tm, tn);
             float acc[64];
 #pragma unroll
             for (int i = 0; i < 64; i++)
@@ -547,7 +530,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
             };
             if (!DP) {
                 float part[64];
-                for (int kt = 0; kt < nk; kt++) {
+                for (int kt = 0; kt < ktiles; kt++) {
                     issue(part);
                     tb_wg_wait0();
                     tb_wg_touch(part);
@@ -570,7 +553,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 for (int i = 0; i < 64; i++)
                     p1[i] = 0.f;
                 int kt = 0;
-                for (; kt + 1 < nk; kt += 2) {
+                for (; kt + 1 < ktiles; kt += 2) {
                     issue(p0);
                     tb_wg_fold(acc, p1);     /* slice kt-1, under slice kt */
                     tb_wg_wait0();
@@ -584,7 +567,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     release(s);
                     advance();
                 }
-                if (kt < nk) {               /* odd count: one more slice */
+                if (kt < ktiles) {           /* odd count: one more slice */
                     issue(p0);
                     tb_wg_fold(acc, p1);
                     tb_wg_wait0();
@@ -596,77 +579,14 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     tb_wg_fold(acc, p1);
                 }
             }
-            if (kparts == 1) {
-                tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
-            } else {
-                /* Part u / ntiles of K: raw sums into its slab of W (m x n,
-                 * stride n); tb_wg_sum adds the slabs and applies alpha and beta. */
-                tb_gemm_args w = g;
-                w.C = W + (size_t)(u / ntiles) * g.m * g.n;
-                w.ldc = g.n;
-                w.alpha = 1.f;
-                w.beta = 0.f;
-                tb_wg_store(w, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, g.n % 2 == 0, 0);
-            }
+            tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
         }
     }
 #else
-    const int ntiles = tiles_m * tiles_n;
-    for (int u = blockIdx.x; u < ntiles * kparts; u += gridDim.x) {
-        const int part = u / ntiles, t = u % ntiles;
-        tb_gemm_args q = g;
-        if (kparts > 1) {       /* the part's K range into its slab of W */
-            const int ktiles = Kp / TB_WG_BK;
-            const int k0 = (int)((long long)part * ktiles / kparts) * TB_WG_BK;
-            const int k1 = min((int)((long long)(part + 1) * ktiles / kparts) * TB_WG_BK, g.k);
-            q.A = g.transa ? g.A + (size_t)k0 * g.lda : g.A + k0;
-            q.B = g.transb ? g.B + k0 : g.B + (size_t)k0 * g.ldb;
-            q.k = k1 > k0 ? k1 - k0 : 0;
-            q.C = W + (size_t)part * g.m * g.n;
-            q.ldc = g.n;
-            q.alpha = 1.f;
-            q.beta = 0.f;
-        }
-        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
+    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x)
+        tb_wg_slow_tile(g, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
                         threadIdx.x, blockDim.x);
-    }
 #endif
-}
-
-/* Split K's closing pass: C = alpha * (W_0 + ... + W_{kparts-1}) + beta * C,
- * the slabs summed in part order (deterministic); a NaN sum (a non-finite
- * input, see the inf note) is recomputed as one fp32 dot product over all
- * of K. beta == 0 never reads C. Rows over gridDim.y, columns over threads. */
-__global__ void __launch_bounds__(256)
-tb_wg_sum(tb_gemm_args g, const float *__restrict__ W, int kparts)
-{
-    const size_t slab = (size_t)g.m * g.n;
-    for (int i = blockIdx.y; i < g.m; i += gridDim.y)
-        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < g.n; j += gridDim.x * blockDim.x) {
-            const float *w = W + (size_t)i * g.n + j;
-            float s = w[0];
-            for (int p = 1; p < kparts; p++)
-                s += w[p * slab];
-            if (s != s)
-                s = tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, i, j);
-            float *c = g.C + (size_t)i * g.ldc + j;
-            *c = g.beta == 0.f ? g.alpha * s : g.alpha * s + g.beta * *c;
-        }
-}
-
-/* The number of K parts for a grid of `tiles` tiles on `sms` SMs: 1 for a
- * full wave or more; else enough parts to give about every SM a unit, each
- * part at least 8 slices (256 of K), at most 16 parts. */
-static int tb_wg_kparts(long long tiles, int ktiles, int sms)
-{
-    if (tiles >= sms)
-        return 1;
-    long long p = sms / tiles;
-    if (p > ktiles / 8)
-        p = ktiles / 8;
-    if (p > 16)
-        p = 16;
-    return p < 1 ? 1 : (int)p;
 }
 
 /* ---- host side ------------------------------------------------------------ */
@@ -803,13 +723,10 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     const int Mp = (g.m + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
     const int Np = (g.n + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
     const size_t a_el = (size_t)Mp * Kp, b_el = (size_t)Np * Kp;
-    const int kparts = full ? tb_wg_kparts(tb_wg_tiles(&g), Kp / TB_WG_BK, sms) : 1;
-    const size_t w_el = kparts > 1 ? (size_t)kparts * g.m * g.n : 0;
-    float *ws = (float *)tb_run_scratch((2 * (a_el + b_el) + w_el) * sizeof(float), stream);
+    float *ws = (float *)tb_run_scratch(2 * (a_el + b_el) * sizeof(float), stream);
     if (!ws)
         return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
     float *Ab = ws, *As = Ab + a_el, *Bb = As + a_el, *Bs = Bb + b_el;
-    float *W = kparts > 1 ? Bs + b_el : NULL;    /* split K's partial results */
 
     /* op(A)(i, p) is A[i*lda + p] (already K-major) or A[p*lda + i];
      * op(B)^T(j, p) = op(B)(p, j) is B[p*ldb + j] (transposed here) or
@@ -845,17 +762,10 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
         if (e == cudaSuccess)
             e = tb_wg_smem_attr(tb_wgmma_kernel<DP>, smem, dev, set);
         if (e == cudaSuccess) {
-            const long long units = tiles * kparts;
-            const int grid = units < sms ? (int)units : sms;
+            const int grid = tiles < sms ? (int)tiles : sms;
             tb_wgmma_kernel<DP><<<grid, TB_WG_THREADS, smem, stream>>>(
                 g, mAb, mAs, mBb, mBs, Kp, (g.m + TB_WG_BM - 1) / TB_WG_BM,
-                (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c, kparts, W);
-            e = cudaGetLastError();
-        }
-        if (e == cudaSuccess && kparts > 1) {
-            const unsigned gx = (unsigned)((g.n + 255) / 256 < 8 ? (g.n + 255) / 256 : 8);
-            const unsigned gy = (unsigned)(g.m < 65535 ? g.m : 65535);
-            tb_wg_sum<<<dim3(gx, gy), 256, 0, stream>>>(g, W, kparts);
+                (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c);
             e = cudaGetLastError();
         }
     }
