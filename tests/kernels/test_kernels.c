@@ -369,6 +369,10 @@ int main(int argc, char **argv)
             {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
             {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
             {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0f, -1.0f, FILL_UNIFORM, 0, 0},
+            /* Under a wave of tiles (36, 45 and 33), long K. */
+            {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0f, 0.5f, FILL_UNIFORM, 1, 0},
+            {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0f, 0.0f, FILL_WIDE, 0, 0},
+            {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5f, 1.0f, FILL_UNIFORM, 0, 0},
         };
         for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
             run_case(&w[i], klist);
