@@ -2,10 +2,12 @@
  * with fp32 accuracy. A pre-pass splits op(A) and op(B) into TF32 big and
  * small parts, K-major; "wgmma" then runs the 3xTF32 products fed by the
  * bulk tensor copy engine (TMA) through an mbarrier pipeline, producer and
- * consumer warpgroups, persistent over the tiles; "wgmma-simple" is the same
- * arithmetic with one warpgroup and plain loads (the readable version).
- * Any shape, stride, transpose, alignment. Runs only on compute capability
- * 9.0 (supports() says so elsewhere); must not be built without sm_90a. */
+ * consumer warpgroups, persistent over the tiles ("wgmma-1p": the same with
+ * one partial accumulator); "wgmma-simple" is the same arithmetic with one
+ * warpgroup and plain loads (the readable version). Any shape, stride,
+ * transpose, alignment. Chosen only on compute capability 9.0 (supports());
+ * built for sm_90a alone: for any other target the kernels fall back to one
+ * fp32 dot product per element (slow, never wrong). */
 #include "tb_kernel_common.cuh"
 #include <cuda.h>          /* CUtensorMap and its enums: types only, no libcuda link */
 #include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
