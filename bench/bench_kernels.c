@@ -1,12 +1,12 @@
 /* bench/bench_kernels.c - TFLOP/s of every registered kernel beside cuBLAS
- * SGEMM (fp32) in the same run, and each one's relative Frobenius error
- * against a float64 reference. cuBLAS is dlopen()ed at run time, never
+ * SGEMM (fp32, and TF32 tensor-core math as "cublas-tf32") in the same run,
+ * and each one's errors against a float64 reference. cuBLAS is dlopen()ed at run time, never
  * linked; without it the table still prints. Device arrays only: this times
  * kernels, not transfers.
  *
  * Usage: bench_kernels [--quick] [--raw] [--sizes LIST] [--kernels LIST] [--reps N]
  *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
- *   LIST of kernels: registry names and/or "cublas".
+ *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
  *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_run:
  *   unaligned operands copied to aligned scratch when that pays, the copy
  *   timed); --raw times the launchers alone.
@@ -14,8 +14,10 @@
  * poisoned with NaN before the first launch, 2 warm-up launches, then the
  * median of >= 5 launches (more for short ones) each timed by CUDA events.
  * Error: float64 reference on the host (OpenMP) for 64 evenly spaced rows of
- * C (all columns), ||C - ref||_F / ||ref||_F over those rows. A second table
- * repeats the error check on wide-dynamic-range data (values x 2^[-20,20]). */
+ * C (all columns): rel_err = ||C - ref||_F / ||ref||_F over those rows, and
+ * max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise measure a
+ * BLAS error bound speaks of). A second table repeats the error check on
+ * wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12]. */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -44,7 +46,8 @@ typedef int (*cublasCreate_t)(void **);
 typedef int (*cublasSetStream_t)(void *, cudaStream_t);
 typedef int (*cublasSgemm_t)(void *, int, int, int, int, int, const float *, const float *, int,
                              const float *, int, const float *, float *, int);
-static void *cublas_handle;
+typedef int (*cublasSetMathMode_t)(void *, int);
+static void *cublas_handle, *cublas_tf32_handle;
 static cublasSgemm_t p_sgemm;
 
 static void cublas_load(void)
@@ -66,17 +69,37 @@ static void cublas_load(void)
     }
     if (setstream)
         setstream(cublas_handle, 0);
+    /* A second handle in CUBLAS_TF32_TENSOR_OP_MATH (3): the tensor-core
+     * speed an fp32 caller would get by accepting TF32 rounding. */
+    cublasSetMathMode_t setmath = (cublasSetMathMode_t)dlsym(lib, "cublasSetMathMode");
+    if (setmath && create(&cublas_tf32_handle) == 0) {
+        if (setstream)
+            setstream(cublas_tf32_handle, 0);
+        if (setmath(cublas_tf32_handle, 3) != 0)
+            cublas_tf32_handle = NULL;
+    }
 }
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: hand
  * cuBLAS B first, then A, with m and n swapped. Default math mode: fp32. */
-static cudaError_t cublas_launch(const tb_gemm_args *g, cudaStream_t s)
+static cudaError_t cublas_on(void *h, const tb_gemm_args *g)
 {
-    (void)s;
-    int st = p_sgemm(cublas_handle, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k,
+    int st = p_sgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k,
                      &g->alpha, g->B, (int)g->ldb, g->A, (int)g->lda, &g->beta, g->C,
                      (int)g->ldc);
     return st == 0 ? cudaGetLastError() : cudaErrorUnknown;
+}
+
+static cudaError_t cublas_launch(const tb_gemm_args *g, cudaStream_t s)
+{
+    (void)s;
+    return cublas_on(cublas_handle, g);
+}
+
+static cudaError_t cublas_tf32_launch(const tb_gemm_args *g, cudaStream_t s)
+{
+    (void)s;
+    return cublas_on(cublas_tf32_handle, g);
 }
 
 /* Our kernels are timed the way tiledblas_sgemm_device() runs them
@@ -108,8 +131,19 @@ static void fill_random(float *x, size_t n, uint64_t seed, int wide)
             float v = (float)((int32_t)(s >> 32) >> 8) / 8388608.0f;
             if (v == 0.0f)
                 v = 0.5f;
-            if (wide)
-                v = ldexpf(v, (int)((s >> 8) % 41) - 20);
+            if (wide) {
+                /* randn (Box-Muller on two more draws) x 2^u, u in [-12, 12] */
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                const double u1 = ((s >> 11) + 1.0) / 9007199254740993.0;
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                const double u2 = (s >> 11) / 9007199254740992.0;
+                v = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+                v = ldexpf(v == 0.0f ? 0.5f : v, (int)((s >> 3) % 25) - 12);
+            }
             x[i] = v;
         }
     }
@@ -117,42 +151,52 @@ static void fill_random(float *x, size_t n, uint64_t seed, int wide)
 
 #define NSAMPLE 64
 
-/* float64 rows rows[0..nr) of op(A) op(B) into ref (nr x n). */
+/* float64 rows rows[0..nr) of op(A) op(B) into ref (nr x n), and of
+ * |op(A)| |op(B)| into mag. */
 static void reference_rows(const tb_gemm_args *g, const float *A, const float *B, const int *rows,
-                           int nr, double *ref)
+                           int nr, double *ref, double *mag)
 {
     const int n = g->n, k = g->k;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int r = 0; r < nr; r++) {
         const int i = rows[r];
         double *a = malloc(sizeof(double) * (size_t)k), *c = ref + (size_t)r * n;
+        double *mg = mag + (size_t)r * n;
         for (int p = 0; p < k; p++)
             a[p] = g->transa ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
         if (!g->transb) { /* B is k x n: stream its rows */
             for (int j = 0; j < n; j++)
-                c[j] = 0.0;
+                c[j] = mg[j] = 0.0;
             for (int p = 0; p < k; p++) {
                 const float *b = B + (size_t)p * g->ldb;
-                for (int j = 0; j < n; j++)
+                const double aa = fabs(a[p]);
+                for (int j = 0; j < n; j++) {
                     c[j] += a[p] * (double)b[j];
+                    mg[j] += aa * fabs((double)b[j]);
+                }
             }
         } else {          /* B is n x k: dot products along its rows */
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * g->ldb;
-                double s = 0.0;
-                for (int p = 0; p < k; p++)
+                double s = 0.0, sm = 0.0;
+                for (int p = 0; p < k; p++) {
                     s += a[p] * (double)b[p];
+                    sm += fabs(a[p] * (double)b[p]);
+                }
                 c[j] = s;
+                mg[j] = sm;
             }
         }
         free(a);
     }
 }
 
+/* Relative Frobenius error over the sampled rows; *maxe the largest
+ * |c - ref| / sum |a||b| (NaN in C makes both NaN). */
 static double rel_error(const tb_gemm_args *g, const int *rows, int nr, const double *ref,
-                        float *hrow)
+                        const double *mag, float *hrow, double *maxe)
 {
-    double num = 0, den = 0;
+    double num = 0, den = 0, mx = 0;
     for (int r = 0; r < nr; r++) {
         CK(cudaMemcpy(hrow, g->C + (size_t)rows[r] * g->ldc, sizeof(float) * g->n,
                       cudaMemcpyDeviceToHost));
@@ -160,8 +204,13 @@ static double rel_error(const tb_gemm_args *g, const int *rows, int nr, const do
             const double d = (double)hrow[j] - ref[(size_t)r * g->n + j];
             num += d * d;
             den += ref[(size_t)r * g->n + j] * ref[(size_t)r * g->n + j];
+            const double mg = mag[(size_t)r * g->n + j];
+            const double e = mg > 0 ? fabs(d) / mg : fabs(d);
+            if (e > mx || e != e)
+                mx = e;
         }
     }
+    *maxe = mx;
     return sqrt(num / den); /* NaN if any sampled element was never written */
 }
 
@@ -246,8 +295,9 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
         rows[r] = (int)((long long)r * (m - 1) / (nr > 1 ? nr - 1 : 1));
     tb_gemm_args g = {m, n, k, sh->ta, sh->tb, 1.0f, 0.0f, dA, lda, dB, ldb, dC, ldc};
     double *ref = malloc(sizeof(double) * (size_t)nr * n);
+    double *mag = malloc(sizeof(double) * (size_t)nr * n);
     float *hrow = malloc(sizeof(float) * n);
-    reference_rows(&g, hA, hB, rows, nr, ref);
+    reference_rows(&g, hA, hB, rows, nr, ref, mag);
 
     const double flops = 2.0 * m * n * (double)k;
     char label[64];
@@ -258,10 +308,10 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);
     float cublas_ms = -1;
-    for (int ki = -1; ki < nk; ki++) {
-        const char *name = ki < 0 ? "cublas" : ks[ki].name;
-        tb_launch_fn fn = ki < 0 ? cublas_launch : kernel_launch;
-        if (ki < 0 && !p_sgemm)
+    for (int ki = -2; ki < nk; ki++) {
+        const char *name = ki == -2 ? "cublas" : ki == -1 ? "cublas-tf32" : ks[ki].name;
+        tb_launch_fn fn = ki == -2 ? cublas_launch : ki == -1 ? cublas_tf32_launch : kernel_launch;
+        if ((ki == -2 && !p_sgemm) || (ki == -1 && !cublas_tf32_handle))
             continue;
         if (!tb_kernel_in_list(name, klist))
             continue;
@@ -290,18 +340,19 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
             continue;
         }
         CK(cudaDeviceSynchronize());
-        const double err = rel_error(&g, rows, nr, ref, hrow);
-        if (ki < 0)
+        double maxe;
+        const double err = rel_error(&g, rows, nr, ref, mag, hrow, &maxe);
+        if (ki == -2)
             cublas_ms = ms;
         if (timed) {
             const double tf = flops / (ms * 1e-3) / 1e12;
             char ratio[16] = "   -";
             if (cublas_ms > 0)
                 snprintf(ratio, sizeof ratio, "%5.1f%%", 100.0 * cublas_ms / ms);
-            printf("%-22s %-13s %9.3f %8.2f %8s %10.2e%s\n", label, name, ms, tf, ratio, err,
-                   (ki >= 0 && def == &ks[ki]) ? "  <- default" : "");
+            printf("%-22s %-13s %9.3f %8.2f %8s %10.2e %10.2e%s\n", label, name, ms, tf, ratio,
+                   err, maxe, (ki >= 0 && def == &ks[ki]) ? "  <- default" : "");
         } else {
-            printf("%-22s %-13s %10.2e%s\n", label, name, err,
+            printf("%-22s %-13s %10.2e %10.2e%s\n", label, name, err, maxe,
                    (ki >= 0 && def == &ks[ki]) ? "  <- default" : "");
         }
         fflush(stdout);
@@ -309,7 +360,7 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
     CK(cudaFree(dA));
     CK(cudaFree(dB));
     CK(cudaFree(dC));
-    free(hA); free(hB); free(ref); free(hrow);
+    free(hA); free(hB); free(ref); free(mag); free(hrow);
 }
 
 int main(int argc, char **argv)
@@ -353,8 +404,8 @@ int main(int argc, char **argv)
                              : "kernels timed as tiledblas_sgemm_device() runs them: aligned "
                                "copies of unaligned operands included");
 
-    printf("\n%-22s %-13s %9s %8s %8s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
-           "%cuBLAS", "rel_err");
+    printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
+           "%cuBLAS", "rel_err", "max_err");
     char *list = strdup(sizes);
     uint64_t seed = 1;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -369,8 +420,8 @@ int main(int argc, char **argv)
 
     /* Accuracy on wide-dynamic-range data: the case that stresses the
      * 3xTF32 split (the small part must not underflow or lose its scale). */
-    printf("\nwide dynamic range (values x 2^[-20,20]), error only\n%-22s %-13s %10s\n",
-           "shape", "kernel", "rel_err");
+    printf("\nwide dynamic range (randn x 2^[-12,12]), error only\n%-22s %-13s %10s %10s\n",
+           "shape", "kernel", "rel_err", "max_err");
     const shape w1 = {2048, 2048, 2048, 0, 0}, w2 = {quick ? 1024 : 4096, 4096, 4096, 1, 1};
     bench_shape(&w1, klist, reps, 0, 1, 99);
     bench_shape(&w2, klist, reps, 0, 1, 98);

@@ -38,6 +38,17 @@ static const tb_kernel_info tb_kernels[] = {
      tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1},
     {"tf32x3-tcacc", "as tf32x3 but every sum in the tensor-core accumulator (truncating adds)",
      tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1},
+    /* Hopper only (compute capability 9.0; supports() says so): wgmma fed
+     * by TMA, 128x128 tiles of two consumer warpgroups (64x128 each), one
+     * producer warpgroup, persistent grid; thread_m x thread_n counts a
+     * consumer thread's 64 accumulators. wgmma-simple: one warpgroup,
+     * 64x128 tiles, plain loads, the readable version. */
+    {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent",
+     tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0},
+    {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",
+     tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0},
+    {"wgmma-simple", "Hopper wgmma, 3xTF32, one warpgroup, plain loads (step 4a, readable)",
+     tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8, 128, 0},
     /* Plain TF32 is ~150x less accurate than fp32: opt-in by name only. */
     {"tf32-fast", "OPT-IN, NOT fp32-accurate: plain 1xTF32 tensor cores (~1e-4 relative error)",
      tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1},

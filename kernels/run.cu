@@ -115,6 +115,48 @@ extern "C" size_t tb_run_pool_bytes(void)
     return total;
 }
 
+/* Scratch for a launcher's own pre-pass (sgemm_04_wgmma.cu), on `stream`.
+ * Its split copies of A and B are large (16 bytes per element of A and B:
+ * 1 GiB at 8192, 4 GiB at 16384), and memory the pool gives back when a
+ * stream synchronises must be mapped again by the next call. So the pool's
+ * keep threshold rises to the largest such request seen, up to a sixteenth
+ * of the device's memory: a program that repeats a product pays the mapping
+ * once. */
+static uint64_t tb_pool_keep[TB_RUN_MAX_DEV];
+
+extern "C" void *tb_run_scratch(size_t bytes, cudaStream_t stream)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    cudaMemPool_t pool = tb_pool_get(dev);
+    void *p = NULL;
+    if (!pool || cudaMallocFromPoolAsync(&p, bytes, pool, stream) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    pthread_mutex_lock(&tb_pool_lock);
+    if (bytes > tb_pool_keep[dev] && bytes > TB_POOL_KEEP) {
+        size_t free_b = 0, total = 0;
+        if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && bytes <= total / 16) {
+            uint64_t keep = bytes;
+            if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess)
+                tb_pool_keep[dev] = keep;
+        }
+        cudaGetLastError();
+    }
+    pthread_mutex_unlock(&tb_pool_lock);
+    return p;
+}
+
+extern "C" void tb_run_scratch_free(void *p, cudaStream_t stream)
+{
+    if (p && cudaFreeAsync(p, stream) != cudaSuccess)
+        cudaGetLastError();
+}
+
 extern "C" unsigned long long tb_run_repack_count(void)
 {
     return __atomic_load_n(&tb_repacks, __ATOMIC_RELAXED);

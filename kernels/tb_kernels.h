@@ -1,8 +1,9 @@
 /* kernels/tb_kernels.h - the C ABI between the host side (src/) and the CUDA
  * kernels (kernels/). Every kernel file exports one launcher of type
  * tb_launch_fn; kernels/registry.c lists them. Kernels see only device
- * pointers, row-major operands and a stream; they never allocate, copy or
- * synchronise, and report launch errors by return value. */
+ * pointers, row-major operands and a stream; they never synchronise, take
+ * scratch only from run.cu's stream-ordered pool (tb_run_scratch), and report
+ * launch errors by return value. */
 #ifndef TB_KERNELS_H
 #define TB_KERNELS_H
 
@@ -85,6 +86,11 @@ unsigned long long tb_run_split_count(void);
  * none); pure, for tests. */
 int tb_split_parts(int m, int n, int k, int sms);
 size_t tb_run_pool_bytes(void);
+/* Stream-ordered scratch from the same pool for a launcher's own pre-pass
+ * (NULL when there is none to be had: the launcher then takes a path that
+ * needs none); freed on `stream` after the kernels that use it. */
+void *tb_run_scratch(size_t bytes, cudaStream_t stream);
+void tb_run_scratch_free(void *p, cudaStream_t stream);
 /* kernels/registry.c: the SM count of device `dev`, asked once per device
  * and kept (0 if CUDA cannot say). The launchers size their grids with it. */
 int tb_device_sms(int dev);
@@ -102,6 +108,15 @@ cudaError_t tb_launch_warptile(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_tf32x3(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_tf32x3_tcacc(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_tf32_fast(const tb_gemm_args *args, cudaStream_t stream);
+/* sgemm_04_wgmma.cu: Hopper wgmma (sm_90a), 3xTF32 on operands split and
+ * made K-major by a pre-pass. wgmma: TMA + mbarrier pipeline, producer and
+ * consumer warpgroups, persistent; wgmma_simple: one warpgroup, plain loads.
+ * Both only on compute capability 9.0 (their supports() say so). */
+cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream);
+int tb_wgmma_supports(const tb_gemm_args *args);
+int tb_wgmma_simple_supports(const tb_gemm_args *args);
 
 #ifdef __cplusplus
 }

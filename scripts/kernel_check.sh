@@ -5,6 +5,8 @@
 # small runs, and the benchmark table. Logs go to OUT.
 #   scripts/kernel_check.sh build [BUILD]          build only (no GPU needed)
 #   scripts/kernel_check.sh run [BUILD] [OUT]      build if needed, then run
+# Environment: TEST_ARGS (test_kernels options), BENCH_ARGS (bench_kernels
+# options), SAN_KERNELS (kernels under compute-sanitizer).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-run}
@@ -18,7 +20,11 @@ build() {
     for f in "$root"/kernels/*.cu; do
         o=$B/$(basename "$f" .cu).o
         objs+=("$o")
-        nvcc $flags -c "$f" -o "$o" > "$B/$(basename "$f" .cu).ptxas.txt" 2>&1 &
+        # The wgmma kernel is sm_90a code only (arch-specific: wgmma, setmaxnreg).
+        local arch=""
+        case "$f" in *wgmma*) arch="-gencode=arch=compute_90a,code=sm_90a" ;; esac
+        nvcc ${arch:-$flags} ${arch:+-O3 -Xptxas -v -lineinfo -I$root/kernels} -c "$f" -o "$o" \
+            > "$B/$(basename "$f" .cu).ptxas.txt" 2>&1 &
     done
     gcc -O2 -Wall -Wextra -I"$root/kernels" -I/usr/local/cuda/include -c "$root/kernels/registry.c" -o "$B/registry.o" || return 1
     wait
@@ -48,18 +54,36 @@ if ! "$B/test_kernels" --max 0 >/dev/null 2>&1; then
     build || exit 1
 fi
 
-step "test_kernels (full)"
-timeout 80 "$B/test_kernels" > "$OUT/test_kernels.log" 2>&1
+step "SASS of the wgmma kernel (instruction counts)"
+if command -v cuobjdump > /dev/null; then
+    cuobjdump --dump-sass "$B/sgemm_04_wgmma.o" > "$OUT/sgemm_04_wgmma.sass" 2>&1
+    for ins in HGMMA UTMALDG SYNCS USETMAXREG WARPGROUP LDL STL; do
+        printf '%s %s  ' "$ins" "$(grep -c "$ins" "$OUT/sgemm_04_wgmma.sass")"
+    done
+    echo
+fi
+grep -A3 "tb_wgmma_kernel\|tb_wgmma_simple" "$B/sgemm_04_wgmma.ptxas.txt" | grep -E "registers|spill" | head -4
+
+step "test_kernels ${TEST_ARGS:-(full)}"
+timeout 150 "$B/test_kernels" ${TEST_ARGS:-} > "$OUT/test_kernels.log" 2>&1
 echo "exit $?"; grep -E "^FAIL" "$OUT/test_kernels.log" | head -20; tail -1 "$OUT/test_kernels.log"
 
 step "bench_kernels"
 timeout 130 "$B/bench_kernels" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_kernels.txt"
 
 step "compute-sanitizer"
-timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --max 127 --kernels regblock,warptile,tf32x3,tf32-fast \
+san=${SAN_KERNELS:-regblock,warptile,tf32x3,tf32-fast,wgmma-simple}
+timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --max 127 --kernels "$san" \
     > "$OUT/memcheck.log" 2>&1
 echo "memcheck (test_kernels --max 127): exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log"); $(tail -1 "$OUT/memcheck.log" | grep passed)"
-timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --max 33 --kernels regblock,warptile,tf32x3,tf32-fast \
+timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --max 33 --kernels "$san" \
     > "$OUT/racecheck.log" 2>&1
 echo "racecheck (test_kernels --max 33): exit $?; $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tr '\n' ' ')"
+# The persistent wgmma kernel takes grids of half a wave and more only: its
+# memcheck runs the cases of test_kernels sized for it.
+if [ -n "${SAN_WGMMA:-}" ]; then
+    timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --max 1537 --kernels wgmma \
+        > "$OUT/memcheck_wgmma.log" 2>&1
+    echo "memcheck wgmma (test_kernels --max 1537 --kernels wgmma): exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_wgmma.log"); $(tail -1 "$OUT/memcheck_wgmma.log" | grep passed)"
+fi
 step "done"

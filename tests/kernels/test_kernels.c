@@ -149,10 +149,13 @@ static void run_case(const tcase *t, const char *klist)
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);
     /* Every kernel's launcher, then (ki == nk, "run") the default path of
-     * tiledblas_sgemm_device(): tb_gemm_run with its aligned copies. */
-    for (int ki = 0; ki <= nk; ki++) {
+     * tiledblas_sgemm_device(): tb_gemm_run with its aligned copies; and
+     * (ki == nk + 1, "run-tf32x3") tb_gemm_run with tf32x3, whose aligned
+     * copies and split K the blocks below count. */
+    const tb_kernel_info *tf32x3 = tb_kernel_by_name("tf32x3");
+    for (int ki = 0; ki <= nk + 1; ki++) {
         const tb_kernel_info *K = ki < nk ? &ks[ki] : NULL;
-        const char *kname = K ? K->name : "run";
+        const char *kname = K ? K->name : ki == nk ? "run" : "run-tf32x3";
         if (!tb_kernel_in_list(kname, klist))
             continue;
         tb_gemm_args g = {m, n, k, t->ta, t->tb, t->alpha, t->beta,
@@ -160,7 +163,7 @@ static void run_case(const tcase *t, const char *klist)
         if (K && K->supports && !K->supports(&g))
             continue;
         CK(cudaMemcpy(dC, hC0, sizeof(float) * c_sz, cudaMemcpyHostToDevice));
-        cudaError_t e = K ? K->launch(&g, 0) : tb_gemm_run(&g, NULL, 0);
+        cudaError_t e = K ? K->launch(&g, 0) : tb_gemm_run(&g, ki == nk ? NULL : tf32x3, 0);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -303,13 +306,14 @@ int main(int argc, char **argv)
     }
     if (maxs >= 700 && tb_kernel_in_list("run", klist)) {
         /* The default path must really copy unaligned operands (odd strides,
-         * bases off by one float) when they are re-read enough, and still be
-         * right: every transpose, beta 0 over NaN and beta != 0. */
+         * bases off by one float) for tf32x3 when they are re-read enough,
+         * and still be right: every transpose, beta 0 over NaN and beta != 0.
+         * (The wgmma kernel makes its own K-major copies: no repack.) */
         const unsigned long long before = tb_run_repack_count();
         for (int tr = 0; tr < 4; tr++) {
             tcase r = {640, 700, 650, tr >> 1, tr & 1, 1, 3, 1, 1, tr ? 0.5f : 1.0f,
                        tr & 1 ? 2.0f : 0.0f, FILL_UNIFORM, 0, 0};
-            run_case(&r, "run");
+            run_case(&r, "run,run-tf32x3");
         }
         const unsigned long long done = tb_run_repack_count() - before;
         if (done < 8) {
@@ -321,14 +325,15 @@ int main(int argc, char **argv)
         }
     }
     if (maxs >= 1537 && tb_kernel_in_list("run", klist)) {
-        /* Grids that fill the GPU badly are split along K (kernels/run.cu):
-         * 1537^3 makes 169 tiles for 132 SMs. Every transpose, unaligned
+        /* Grids that fill tf32x3's tiles badly are split along K
+         * (kernels/run.cu): 1537^3 makes 169 tiles for 132 SMs. Counted on
+         * run-tf32x3 (the default path, also checked, may take wgmma, which
+         * never splits). Every transpose, unaligned
          * operands (copied first) and aligned ones, beta 0 over NaN and
          * beta != 0, alpha != 1; the results must be right, and all but
          * the fourth split (81 tiles, it runs 64-row tiles whole); the
          * last two are small outputs with a long K, cut into 26 and 32
          * parts. */
-        const unsigned long long before = tb_run_split_count();
         tcase sp[] = {
             {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
             {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
@@ -339,6 +344,9 @@ int main(int argc, char **argv)
         };
         for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
             run_case(&sp[i], "run");
+        const unsigned long long before = tb_run_split_count();
+        for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+            run_case(&sp[i], "run-tf32x3");
         const unsigned long long done = tb_run_split_count() - before;
         if (done != 5) {
             printf("FAIL run: %llu of the 5 badly filling grids were split along K\n", done);
@@ -347,6 +355,27 @@ int main(int argc, char **argv)
             printf("ok   run: %llu of 5 badly filling grids split along K\n", done);
             n_pass++;
         }
+    }
+    if (!quick && maxs >= 1537) {
+        /* Grids of at least a quarter of a wave of 128 x 128 tiles, where the
+         * persistent wgmma kernel takes products (its supports()): edge
+         * tiles in m, n and K, every transpose, strides padded and bases
+         * off by one float, alpha/beta, beta 0 over NaN, inf/NaN planted,
+         * wide range, and more tiles than blocks (each block walks several
+         * tiles, its pipeline running on across them). */
+        tcase w[] = {
+            {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
+            {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0f, 0.25f, FILL_WIDE, 0, 0},
+            {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
+            {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
+            {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0f, -1.0f, FILL_UNIFORM, 0, 0},
+            /* Under a wave of tiles (36, 45 and 33), long K. */
+            {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0f, 0.5f, FILL_UNIFORM, 1, 0},
+            {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0f, 0.0f, FILL_WIDE, 0, 0},
+            {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5f, 1.0f, FILL_UNIFORM, 0, 0},
+        };
+        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+            run_case(&w[i], klist);
     }
     if (!quick && maxs >= 2049) {
         /* One big product per layout family for the fast kernels' steady

@@ -1,0 +1,792 @@
+/* kernels/sgemm_04_wgmma.cu - step 4: Hopper tensor cores (wgmma, sm_90a)
+ * with fp32 accuracy. A pre-pass splits op(A) and op(B) into TF32 big and
+ * small parts, K-major; "wgmma" then runs the 3xTF32 products fed by the
+ * bulk tensor copy engine (TMA) through an mbarrier pipeline, producer and
+ * consumer warpgroups, persistent over the tiles ("wgmma-1p": the same with
+ * one partial accumulator); "wgmma-simple" is the same arithmetic with one
+ * warpgroup and plain loads (the readable version). Any shape, stride,
+ * transpose, alignment. Chosen only on compute capability 9.0 (supports());
+ * built for sm_90a alone: for any other target the kernels fall back to one
+ * fp32 dot product per element (slow, never wrong). */
+#include "tb_kernel_common.cuh"
+#include <cuda.h>          /* CUtensorMap and its enums: types only, no libcuda link */
+#include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
+
+/*
+ * Why: mma.sync (step 3) keeps the tensor cores about a third busy on Hopper:
+ * each warp feeds its own 16x8x8 products from registers it loaded itself.
+ * wgmma lets four warps (a warpgroup) issue one 64xNx8 product whose operands
+ * the tensor cores read straight from shared memory, asynchronously, while
+ * the copy engine (TMA) fills the next stages without any thread moving data.
+ *
+ * The split. As in step 3, x = big + small with big = tf32(x) (round to
+ * nearest) and small = tf32(x - big), |x - big - small| <= 2^-22 |x|, and
+ *     a*b ~= small_a*big_b + big_a*small_b + big_a*big_b.
+ * wgmma reads TF32 operands only K-major (each row of the A tile and each
+ * column of the B tile contiguous along K), and step 3 split inside the
+ * inner loop, which wgmma cannot do: its operands come from shared memory
+ * untouched by threads. So a pre-pass (tb_split_kernel) writes four arrays
+ * once per product: A big, A small (m x Kp) and B^T big, B^T small (n x Kp),
+ * K padded to a multiple of 32 and rows to a multiple of 128, with zeros.
+ * That one pass also does every transpose and every alignment: the main
+ * kernel sees one layout only. It costs a read of A and B and a write of
+ * twice their size (about 4% of the product at 8192).
+ *
+ * Accumulation: the tensor cores' accumulator adds truncate (step 3's
+ * tf32x3-tcacc shows the bias growing with K). Each 32-deep K slice (12
+ * wgmmas) goes into a fresh accumulator `part` (the first wgmma of the slice
+ * has scale-d = 0, which ignores the old contents), then into `acc` with a
+ * correctly rounded FADD.
+ *
+ * inf and NaN: split(inf) gives small = NaN, so such results come out NaN;
+ * the epilogue recomputes every NaN result with a plain fp32 dot product
+ * from the original operands (the IEEE outcome: inf, or NaN where a NaN or
+ * inf - inf really arises). A finite x whose rounding would overflow to inf
+ * keeps the truncated big instead.
+ */
+
+#define TB_WG_BM 128      /* rows of C per block tile (two consumer warpgroups x 64) */
+#define TB_WG_BN 128      /* columns of C per block tile: one m64n128k8 per warpgroup */
+#define TB_WG_BK 32       /* K per stage: 32 floats = 128 bytes, one swizzle row */
+#define TB_WG_STAGES 3
+#define TB_WG_TILE_BYTES (TB_WG_BM * TB_WG_BK * 4)      /* 16 KB: one operand part */
+#define TB_WG_STAGE_BYTES (4 * TB_WG_TILE_BYTES)        /* A big, A small, B big, B small */
+#define TB_WG_THREADS 384                               /* producer + two consumers */
+#define TB_WG_ROWPAD 128                                /* rows of the split arrays */
+
+/* ---- the pre-pass: split and transpose to K-major ------------------------- */
+
+__device__ __forceinline__ uint32_t tb_wg_rna(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ void tb_wg_split(float x, float &big, float &small)
+{
+    float b = __uint_as_float(tb_wg_rna(x));
+    if (isinf(b) && !isinf(x))                 /* rounding overflowed: truncate */
+        b = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+    big = b;
+    small = __uint_as_float(tb_wg_rna(x - b));
+}
+
+/* dst(r, p) for r < Rp, p < Kp from the stored operand: element (r, p) is
+ * src[r * ld + p] (TR = 0, already K-major) or src[p * ld + r] (TR = 1); zero
+ * outside R x K. 32 x 32 tiles through shared memory so that both the read
+ * (along whichever dimension is contiguous) and the write (along p) are
+ * coalesced; the +1 column keeps the transposing accesses off one bank. */
+template <int TR>
+__global__ void __launch_bounds__(256)
+tb_split_kernel(const float *__restrict__ src, size_t ld, int R, int K, int Rp, int Kp,
+                float *__restrict__ big, float *__restrict__ small)
+{
+    __shared__ float tile[32][33];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const int p0 = blockIdx.x * 32;
+    for (int r0 = blockIdx.y * 32; r0 < Rp; r0 += gridDim.y * 32) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            if (!TR) {
+                const int r = r0 + ty + 8 * i, p = p0 + tx;
+                tile[ty + 8 * i][tx] = (r < R && p < K) ? src[(size_t)r * ld + p] : 0.0f;
+            } else {
+                const int p = p0 + ty + 8 * i, r = r0 + tx;
+                tile[tx][ty + 8 * i] = (r < R && p < K) ? src[(size_t)p * ld + r] : 0.0f;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int r = r0 + ty + 8 * i, p = p0 + tx;
+            float b, s;
+            tb_wg_split(tile[ty + 8 * i][tx], b, s);
+            big[(size_t)r * Kp + p] = b;
+            small[(size_t)r * Kp + p] = s;
+        }
+        __syncthreads();   /* the tile is refilled by the next row block */
+    }
+}
+
+/* ---- device helpers (sm_90a) --------------------------------------------- */
+
+/* The fp32 dot product of row i of op(A) and column j of op(B): the exact
+ * IEEE path for results the split turned into NaN. Not inlined, so that the
+ * main loop's register allocation does not see it. */
+__device__ __noinline__ float tb_wg_dot(const float *A, size_t lda, int ta, const float *B,
+                                        size_t ldb, int tb, int k, int i, int j)
+{
+    float s = 0.f;
+    for (int p = 0; p < k; p++) {
+        const float a = ta ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
+        const float b = tb ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+        s = fmaf(a, b, s);
+    }
+    return s;
+}
+
+/* Tile t of the grid in grouped order: consecutive tiles walk down a group of
+ * 8 tile rows before moving right, so the tiles in flight at one time share
+ * 8 row panels of A and about 17 column panels of B (the working set of one
+ * K window stays in L2). */
+__device__ __forceinline__ void tb_wg_tile(int t, int tiles_m, int tiles_n, int &tm, int &tn)
+{
+    const int GROUP = 8, width = GROUP * tiles_n;
+    const int first = (t / width) * GROUP;
+    const int gsize = min(tiles_m - first, GROUP);
+    tm = first + (t % width) % gsize;
+    tn = (t % width) / gsize;
+}
+
+/* Epilogue of one consumer warpgroup: its 64 x 128 accumulators to C with
+ * alpha and beta (beta == 0 never reads C). The m64nNk8 accumulator layout:
+ * warp w of the warpgroup holds rows 16w..16w+15; lane (g, t) = (lane / 4,
+ * lane % 4) holds, for each 8-column group j, the elements (g, 8j + 2t),
+ * (g, 8j + 2t + 1), (g + 8, 8j + 2t), (g + 8, 8j + 2t + 1) as acc[4j .. 4j+3]. */
+__device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float acc[64], int row0,
+                                            int col0, int vec_c)
+{
+    const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
+    const int gq = lane / 4, tq = lane % 4;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int row = row0 + 16 * w + gq + 8 * h;
+        if (row >= g.m)
+            continue;
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+            const int col = col0 + 8 * j + 2 * tq;
+            if (col >= g.n)
+                continue;
+            float v[2];
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                float s = acc[4 * j + 2 * h + e];
+                if (s != s && col + e < g.n)     /* NaN: see the inf note above */
+                    s = tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, row, col + e);
+                v[e] = g.alpha * s;
+            }
+            float *c = g.C + (size_t)row * g.ldc + col;
+            if (vec_c && col + 1 < g.n) {
+                float2 o = make_float2(v[0], v[1]);
+                if (g.beta != 0.f) {
+                    const float2 old = *reinterpret_cast<float2 *>(c);
+                    o.x += g.beta * old.x;
+                    o.y += g.beta * old.y;
+                }
+                *reinterpret_cast<float2 *>(c) = o;
+            } else {
+                c[0] = (g.beta == 0.f) ? v[0] : v[0] + g.beta * c[0];
+                if (col + 1 < g.n)
+                    c[1] = (g.beta == 0.f) ? v[1] : v[1] + g.beta * c[1];
+            }
+        }
+    }
+}
+
+/* Built for a GPU without wgmma (a plain sm_90 or older pass), the kernels
+ * below still compute the right answer, one fp32 dot product per element:
+ * slow, never wrong. The build compiles this file for sm_90a only and
+ * supports() admits only compute capability 9.0, so this is a safety net. */
+__device__ __forceinline__ void tb_wg_slow_tile(const tb_gemm_args &g, int row0, int col0, int rows,
+                                                int cols, int tid, int nthreads)
+{
+    for (int q = tid; q < rows * cols; q += nthreads) {
+        const int i = row0 + q / cols, j = col0 + q % cols;
+        if (i >= g.m || j >= g.n)
+            continue;
+        const float v = g.alpha * tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, i, j);
+        float *c = g.C + (size_t)i * g.ldc + j;
+        *c = g.beta == 0.f ? v : v + g.beta * *c;
+    }
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TB_WG_REAL 1
+
+__device__ __forceinline__ uint32_t tb_smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* A wgmma shared-memory matrix descriptor for a K-major tile whose rows are
+ * 128 bytes (32 floats) stored with the 128-byte swizzle: within each row,
+ * 16-byte chunk c sits at chunk c ^ (row % 8), so that the eight rows of a
+ * 1024-byte group spread one column of chunks over all 32 banks. Bits 0-13:
+ * start address / 16; 16-29: leading-dimension byte offset / 16 (unused for
+ * swizzled K-major layouts: 1); 32-45: stride byte offset / 16, the distance
+ * between 8-row groups (1024 bytes); 62-63: layout, 1 = 128-byte swizzle.
+ * The tile must start on a 1024-byte boundary. Stepping K by 8 floats inside
+ * the row is adding 32 bytes (2 in address units) to the start: the
+ * hardware applies the swizzle to the full address. */
+__device__ __forceinline__ uint64_t tb_wg_desc(uint32_t saddr)
+{
+    uint64_t d = (uint64_t)((saddr & 0x3FFFF) >> 4);
+    d |= (uint64_t)1 << 16;
+    d |= (uint64_t)(1024 >> 4) << 32;
+    d |= (uint64_t)1 << 62;
+    return d;
+}
+
+/* wgmma.fence: the accumulator registers were touched by ordinary
+ * instructions (the fold below) and are about to be used by wgmma. */
+__device__ __forceinline__ void tb_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Close the batch of wgmmas issued so far into one group ... */
+__device__ __forceinline__ void tb_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+/* ... and wait until no group is pending: accumulators final, shared memory
+ * no longer read. */
+__device__ __forceinline__ void tb_wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* ... or until at most one group (the newest) is pending. */
+__device__ __forceinline__ void tb_wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
+
+/* Keep the compiler from moving reads of the accumulators above the wait
+ * (the asm writes them, as far as it knows). */
+__device__ __forceinline__ void tb_wg_touch(float d[64])
+{
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* D (64 x 128, fp32) = A (64 x 8) * B (8 x 128) + (scale_d ? D : 0), A and B
+ * TF32 from shared memory through their descriptors; one warpgroup. */
+__device__ __forceinline__ void tb_wg_mma(float d[64], uint64_t da, uint64_t db, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "
+        "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "
+        "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
+          "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
+          "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+          "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+          "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
+          "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
+          "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* One 32-deep K slice of a 64-row warpgroup tile: 4 steps of k = 8, three
+ * products each (small terms first, then big*big), into a fresh `part`,
+ * issued as one wgmma group (not waited for). a_big/a_small/b_big/b_small:
+ * shared addresses of the four swizzled tiles. */
+__device__ __forceinline__ void tb_wg_issue(float part[64], uint32_t a_big, uint32_t a_small,
+                                            uint32_t b_big, uint32_t b_small)
+{
+    const uint64_t dab = tb_wg_desc(a_big), das = tb_wg_desc(a_small);
+    const uint64_t dbb = tb_wg_desc(b_big), dbs = tb_wg_desc(b_small);
+    tb_wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < TB_WG_BK / 8; kk++) {
+        tb_wg_mma(part, das + 2 * kk, dbb + 2 * kk, kk != 0);
+        tb_wg_mma(part, dab + 2 * kk, dbs + 2 * kk, 1);
+        tb_wg_mma(part, dab + 2 * kk, dbb + 2 * kk, 1);
+    }
+    tb_wg_commit();
+}
+
+/* The same, waited for: `part` final, the tiles no longer read. */
+__device__ __forceinline__ void tb_wg_slice(float part[64], uint32_t a_big, uint32_t a_small,
+                                            uint32_t b_big, uint32_t b_small)
+{
+    tb_wg_issue(part, a_big, a_small, b_big, b_small);
+    tb_wg_wait0();
+    tb_wg_touch(part);
+}
+
+/* acc += part, correctly rounded (the fold of one slice). */
+__device__ __forceinline__ void tb_wg_fold(float acc[64], const float part[64])
+{
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        acc[i] += part[i];
+}
+
+/* ---- mbarriers and the bulk tensor copy ---- */
+
+__device__ __forceinline__ void tb_mbar_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+/* One arrival, and `bytes` more the barrier must see arrive from copies
+ * before its phase completes. */
+__device__ __forceinline__ void tb_mbar_expect(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void tb_mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/* Wait until the phase of parity `parity` has completed. A fresh barrier is
+ * in phase 0; the phase "before" it (parity 1) counts as complete, which is
+ * what lets the producer's first pass over the empty barriers go through. */
+__device__ __forceinline__ void tb_mbar_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+/* TMA: the box at (k0, row0) of the tensor `map` into shared memory at dst,
+ * written with the map's 128-byte swizzle; completion counts its bytes on
+ * the mbarrier `bar`. */
+__device__ __forceinline__ void tb_tma_load(uint32_t dst, const CUtensorMap *map, uint32_t bar,
+                                            int k0, int row0)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(bar), "r"(k0), "r"(row0)
+                 : "memory");
+}
+#else
+#define TB_WG_REAL 0
+#endif
+
+/* ---- step 4a: one warpgroup, plain loads (wgmma-simple) --------------------
+ *
+ * A 64 x 128 tile per block of 128 threads (one warpgroup). Per K slice the
+ * threads copy the four tiles from the split arrays into shared memory with
+ * ordinary 16-byte loads and stores, writing the same 128-byte swizzle that
+ * TMA writes (chunk c of row r at chunk c ^ (r % 8)); then the warpgroup runs
+ * the slice's 12 wgmmas and folds. Nothing overlaps: it shows the layout and
+ * the arithmetic, and checks them on every shape. */
+__global__ void __launch_bounds__(128, 1)
+tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float *__restrict__ As,
+                       const float *__restrict__ Bb, const float *__restrict__ Bs, int Kp,
+                       int tiles_n, int vec_c)
+{
+#if TB_WG_REAL
+    extern __shared__ uint8_t tb_wg_smem_raw[];
+    /* The 128-byte swizzle pattern repeats every 1024 bytes and is anchored
+     * to 1024-byte boundaries: align the tiles to one. */
+    uint8_t *sm = (uint8_t *)(((uintptr_t)tb_wg_smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *sAb = sm, *sAs = sm + 8192, *sBb = sm + 16384, *sBs = sm + 32768;
+    const int tid = threadIdx.x;
+    const int tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
+    const int row0 = tm * 64, col0 = tn * 128;
+
+    float acc[64], part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) {
+        acc[i] = 0.f;
+        part[i] = 0.f;
+    }
+    for (int k0 = 0; k0 < Kp; k0 += TB_WG_BK) {
+        /* A: 64 rows x 8 chunks; B: 128 rows x 8 chunks (rows padded: in range). */
+        for (int q = tid; q < 64 * 8; q += 128) {
+            const int r = q / 8, c = q % 8;
+            const size_t src = (size_t)(row0 + r) * Kp + k0 + 4 * c;
+            const int dst = r * 128 + ((c ^ (r % 8)) << 4);
+            *(float4 *)(sAb + dst) = *(const float4 *)(Ab + src);
+            *(float4 *)(sAs + dst) = *(const float4 *)(As + src);
+        }
+        for (int q = tid; q < 128 * 8; q += 128) {
+            const int r = q / 8, c = q % 8;
+            const size_t src = (size_t)(col0 + r) * Kp + k0 + 4 * c;
+            const int dst = r * 128 + ((c ^ (r % 8)) << 4);
+            *(float4 *)(sBb + dst) = *(const float4 *)(Bb + src);
+            *(float4 *)(sBs + dst) = *(const float4 *)(Bs + src);
+        }
+        /* The tensor cores read shared memory through the async proxy: each
+         * writing thread fences its generic-proxy stores into it before the
+         * barrier that publishes them. */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        __syncthreads();
+        tb_wg_slice(part, tb_smem_addr(sAb), tb_smem_addr(sAs), tb_smem_addr(sBb),
+                    tb_smem_addr(sBs));
+        __syncthreads();   /* every warp's wgmmas are done before the tiles are refilled */
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[i] += part[i];
+    }
+    tb_wg_store(g, acc, row0, col0, vec_c);
+#else
+    tb_wg_slow_tile(g, (blockIdx.x / tiles_n) * 64, (blockIdx.x % tiles_n) * 128, 64, 128,
+                    threadIdx.x, blockDim.x);
+#endif
+}
+
+/* ---- step 4b: TMA, mbarrier pipeline, warp specialisation, persistent ----
+ *
+ * 384 threads: warpgroup 0 is the producer, warpgroups 1 and 2 consume. The
+ * block tile is 128 x 128: consumer c owns rows 64c..64c+63 (one m64n128k8
+ * per k step). The grid is one block per SM (192 KB of shared memory each),
+ * and each block walks tiles blockIdx.x, blockIdx.x + gridDim.x, ... in the
+ * grouped order; producer and consumers walk the same sequence, so the
+ * pipeline runs on across tile boundaries and the producer loads the next
+ * tile's first slices while the consumers store the last one's results.
+ *
+ * The pipeline: STAGES buffers of 64 KB (A big, A small, B big, B small,
+ * each 128 rows x 128 bytes) and two mbarriers per stage:
+ *   full[s]  - one arrival (the producer's, with the byte count it expects)
+ *              plus the 64 KB the four copies deliver: the stage is loaded.
+ *   empty[s] - 8 arrivals, one per consumer warp, each after its wgmmas on
+ *              the stage have completed: the stage may be refilled.
+ * Each use of a stage flips the parity of its barriers' phase; both sides
+ * count uses the same way (s, phase), so waiting on the right parity is all
+ * the ordering there is. The copy engine writes shared memory through the
+ * async proxy and the tensor cores read it through the same proxy, so no
+ * proxy fence is needed between them; the mbarrier orders both.
+ *
+ * Registers: setmaxnreg hands the producer's share to the consumers (the
+ * producer needs ~40, a consumer 128 for acc and part plus addressing). */
+template <int DP>
+__global__ void __launch_bounds__(TB_WG_THREADS, 1)
+tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
+                const __grid_constant__ CUtensorMap mAs, const __grid_constant__ CUtensorMap mBb,
+                const __grid_constant__ CUtensorMap mBs, int Kp, int tiles_m, int tiles_n,
+                int vec_c)
+{
+#if TB_WG_REAL
+    extern __shared__ uint8_t tb_wg_smem_raw[];
+    __shared__ __align__(8) uint64_t full[TB_WG_STAGES], empty[TB_WG_STAGES];
+    const uint32_t base =
+        (tb_smem_addr(tb_wg_smem_raw) + 1023) & ~1023u;   /* 1024-byte aligned tiles */
+    const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
+    const int ktiles = Kp / TB_WG_BK, ntiles = tiles_m * tiles_n;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < TB_WG_STAGES; s++) {
+            tb_mbar_init(tb_smem_addr(&full[s]), 1);
+            tb_mbar_init(tb_smem_addr(&empty[s]), 8);
+        }
+        /* Make the initialised barriers visible to the async proxy (the
+         * copy engine signals them) before anyone uses them. */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();   /* the last block-wide barrier: the roles part here */
+
+    if (wg == 0) {
+        /* Producer. One thread issues everything; the copies need no
+         * registers, so the warpgroup gives most of its registers away. */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            int s = 0;
+            uint32_t phase = 0;
+            for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+                int tm, tn;
+                tb_wg_tile(t, tiles_m, tiles_n, tm, tn);
+                for (int kt = 0; kt < ktiles; kt++) {
+                    const uint32_t fb = tb_smem_addr(&full[s]), eb = tb_smem_addr(&empty[s]);
+                    tb_mbar_wait(eb, phase ^ 1);          /* consumers released it */
+                    tb_mbar_expect(fb, TB_WG_STAGE_BYTES);
+                    const uint32_t st = base + s * TB_WG_STAGE_BYTES;
+                    const int k0 = kt * TB_WG_BK;
+                    tb_tma_load(st, &mAb, fb, k0, tm * TB_WG_BM);
+                    tb_tma_load(st + TB_WG_TILE_BYTES, &mAs, fb, k0, tm * TB_WG_BM);
+                    tb_tma_load(st + 2 * TB_WG_TILE_BYTES, &mBb, fb, k0, tn * TB_WG_BN);
+                    tb_tma_load(st + 3 * TB_WG_TILE_BYTES, &mBs, fb, k0, tn * TB_WG_BN);
+                    if (++s == TB_WG_STAGES) {
+                        s = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int c = wg - 1;                       /* rows 64c..64c+63 of the tile */
+        int s = 0;
+        uint32_t phase = 0;
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+            int tm, tn;
+            tb_wg_tile(t, tiles_m, tiles_n, tm, tn);
+            float acc[64];
+#pragma unroll
+            for (int i = 0; i < 64; i++)
+                acc[i] = 0.f;
+            /* This warpgroup's 64 rows of A start 64 x 128 bytes into the A
+             * tiles (still a 1024-byte boundary). */
+            auto issue = [&](float (&part)[64]) {
+                tb_mbar_wait(tb_smem_addr(&full[s]), phase);   /* stage loaded */
+                const uint32_t st = base + s * TB_WG_STAGE_BYTES;
+                tb_wg_issue(part, st + c * 8192, st + TB_WG_TILE_BYTES + c * 8192,
+                            st + 2 * TB_WG_TILE_BYTES, st + 3 * TB_WG_TILE_BYTES);
+            };
+            /* A warp whose wgmmas on a stage have completed (wait_group in
+             * every warp) releases it: its lane 0 arrives on empty[]. */
+            auto release = [&](int stage) {
+                if (lane == 0)
+                    tb_mbar_arrive(tb_smem_addr(&empty[stage]));
+            };
+            auto advance = [&]() {
+                if (++s == TB_WG_STAGES) {
+                    s = 0;
+                    phase ^= 1;
+                }
+            };
+            if (!DP) {
+                float part[64];
+                for (int kt = 0; kt < ktiles; kt++) {
+                    issue(part);
+                    tb_wg_wait0();
+                    tb_wg_touch(part);
+                    release(s);
+                    advance();
+                    tb_wg_fold(acc, part);
+                }
+            } else {
+                /* Two partial accumulators: while the tensor cores run one
+                 * slice into one of them, the previous slice, complete, is
+                 * folded from the other. No wgmma is left pending across a
+                 * loop iteration (ptxas serialises every wgmma of a loop
+                 * whose back edge carries one: warning C7514), so each slice
+                 * is waited for at once, and its fold is done under the next
+                 * slice's products. The loop is unrolled by two so that both
+                 * arrays keep fixed registers; p1 starts at zero so that the
+                 * first fold adds nothing. */
+                float p0[64], p1[64];
+#pragma unroll
+                for (int i = 0; i < 64; i++)
+                    p1[i] = 0.f;
+                int kt = 0;
+                for (; kt + 1 < ktiles; kt += 2) {
+                    issue(p0);
+                    tb_wg_fold(acc, p1);     /* slice kt-1, under slice kt */
+                    tb_wg_wait0();
+                    tb_wg_touch(p0);
+                    release(s);
+                    advance();
+                    issue(p1);
+                    tb_wg_fold(acc, p0);     /* slice kt, under slice kt+1 */
+                    tb_wg_wait0();
+                    tb_wg_touch(p1);
+                    release(s);
+                    advance();
+                }
+                if (kt < ktiles) {           /* odd count: one more slice */
+                    issue(p0);
+                    tb_wg_fold(acc, p1);
+                    tb_wg_wait0();
+                    tb_wg_touch(p0);
+                    release(s);
+                    advance();
+                    tb_wg_fold(acc, p0);
+                } else {
+                    tb_wg_fold(acc, p1);
+                }
+            }
+            tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+        }
+    }
+#else
+    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x)
+        tb_wg_slow_tile(g, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
+                        threadIdx.x, blockDim.x);
+#endif
+}
+
+/* ---- host side ------------------------------------------------------------ */
+
+#define TB_WG_MAX_DEV 64
+
+/* 1 when device `dev` runs sm_90a code (compute capability 9.0), asked once. */
+static int tb_wgmma_hw(int dev)
+{
+    static int state[TB_WG_MAX_DEV];   /* 0 unknown, 1 yes, -1 no; racy but idempotent */
+    if (dev < 0 || dev >= TB_WG_MAX_DEV)
+        return 0;
+    int st = __atomic_load_n(&state[dev], __ATOMIC_RELAXED);
+    if (st == 0) {
+        int major = 0, minor = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        st = (major == 9 && minor == 0) ? 1 : -1;
+        __atomic_store_n(&state[dev], st, __ATOMIC_RELAXED);
+    }
+    return st == 1;
+}
+
+static int tb_cur_dev(void)
+{
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return dev;
+}
+
+static long long tb_wg_tiles(const tb_gemm_args *a)
+{
+    return (long long)((a->m + TB_WG_BM - 1) / TB_WG_BM) * ((a->n + TB_WG_BN - 1) / TB_WG_BN);
+}
+
+/* "wgmma-simple": any shape on a compute capability 9.0 GPU. */
+extern "C" int tb_wgmma_simple_supports(const tb_gemm_args *args)
+{
+    (void)args;
+    return tb_wgmma_hw(tb_cur_dev());
+}
+
+/* "wgmma": a compute capability 9.0 GPU and a grid of at least a quarter
+ * of a wave of 128 x 128 tiles. Smaller grids leave most tensor cores idle
+ * whatever the kernel; tf32x3 serves them with 64-row tiles and split K
+ * (run.cu). */
+extern "C" int tb_wgmma_supports(const tb_gemm_args *args)
+{
+    const int dev = tb_cur_dev();
+    if (!tb_wgmma_hw(dev))
+        return 0;
+    return 4 * tb_wg_tiles(args) >= tb_device_sms(dev);
+}
+
+static PFN_cuTensorMapEncodeTiled_v12000 tb_encode_fn(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn;   /* racy but idempotent */
+    PFN_cuTensorMapEncodeTiled_v12000 f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
+    if (!f) {
+        void *p = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess) {
+            cudaGetLastError();
+            return NULL;
+        }
+        f = (PFN_cuTensorMapEncodeTiled_v12000)p;
+        __atomic_store_n(&fn, f, __ATOMIC_RELAXED);
+    }
+    return f;
+}
+
+/* The tensor map of one split array (rows x Kp floats, K-major): boxes of
+ * 32 floats (128 bytes, the swizzle span) x 128 rows, 128-byte swizzle. The
+ * arrays are padded, so no box ever reaches outside. */
+static int tb_wg_map(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, const float *base,
+                     int rows, int Kp)
+{
+    const cuuint64_t dims[2] = {(cuuint64_t)Kp, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)Kp * sizeof(float)};
+    const cuuint32_t box[2] = {TB_WG_BK, 128};
+    const cuuint32_t estr[2] = {1, 1};
+    return enc(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, estr,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+static cudaError_t tb_wg_split(const float *src, size_t ld, int trans, int R, int K, int Rp,
+                               int Kp, float *big, float *small, cudaStream_t stream)
+{
+    const unsigned gx = (unsigned)(Kp / 32);
+    const unsigned gy = (unsigned)(Rp / 32 < 65535 ? Rp / 32 : 65535);
+    if (trans)
+        tb_split_kernel<1><<<dim3(gx, gy), 256, 0, stream>>>(src, ld, R, K, Rp, Kp, big, small);
+    else
+        tb_split_kernel<0><<<dim3(gx, gy), 256, 0, stream>>>(src, ld, R, K, Rp, Kp, big, small);
+    return cudaGetLastError();
+}
+
+template <typename F>
+static cudaError_t tb_wg_smem_attr(F kern, int bytes, int dev, volatile int *set)
+{
+    if (dev >= 0 && dev < TB_WG_MAX_DEV && set[dev])
+        return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e == cudaSuccess && dev >= 0 && dev < TB_WG_MAX_DEV)
+        set[dev] = 1;
+    return e;
+}
+
+template <int DP>
+static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream, int full)
+{
+    if (args->m <= 0 || args->n <= 0)
+        return cudaSuccess;
+    const tb_gemm_args g = tb_args_blas(args);
+    if (g.k == 0)
+        return tb_launch_tf32x3(&g, stream);   /* C = beta * C: nothing to multiply */
+    const int dev = tb_cur_dev();
+    if (!tb_wgmma_hw(dev))
+        return cudaErrorNotSupported;
+    const int sms = tb_device_sms(dev);
+    if (sms == 0)
+        return cudaErrorInvalidDevice;
+
+    const int Kp = (g.k + 31) / 32 * 32;
+    const int Mp = (g.m + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
+    const int Np = (g.n + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
+    const size_t a_el = (size_t)Mp * Kp, b_el = (size_t)Np * Kp;
+    float *ws = (float *)tb_run_scratch(2 * (a_el + b_el) * sizeof(float), stream);
+    if (!ws)
+        return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+    float *Ab = ws, *As = Ab + a_el, *Bb = As + a_el, *Bs = Bb + b_el;
+
+    /* op(A)(i, p) is A[i*lda + p] (already K-major) or A[p*lda + i];
+     * op(B)^T(j, p) = op(B)(p, j) is B[p*ldb + j] (transposed here) or
+     * B[j*ldb + p]. */
+    cudaError_t e = tb_wg_split(g.A, g.lda, g.transa, g.m, g.k, Mp, Kp, Ab, As, stream);
+    if (e == cudaSuccess)
+        e = tb_wg_split(g.B, g.ldb, !g.transb, g.n, g.k, Np, Kp, Bb, Bs, stream);
+    const int vec_c = ((uintptr_t)g.C % 8 == 0) && (g.ldc % 2 == 0);
+    if (e == cudaSuccess && !full) {
+        static volatile int set[TB_WG_MAX_DEV];
+        const int smem = 48 * 1024 + 1024;
+        const int tiles_n = (g.n + 127) / 128;
+        const long long blocks = (long long)((g.m + 63) / 64) * tiles_n;
+        if (blocks > 0x7fffffffLL)
+            e = cudaErrorInvalidConfiguration;
+        if (e == cudaSuccess)
+            e = tb_wg_smem_attr(tb_wgmma_simple_kernel, smem, dev, set);
+        if (e == cudaSuccess) {
+            tb_wgmma_simple_kernel<<<(unsigned)blocks, 128, smem, stream>>>(g, Ab, As, Bb, Bs, Kp,
+                                                                            tiles_n, vec_c);
+            e = cudaGetLastError();
+        }
+    } else if (e == cudaSuccess) {
+        static volatile int set[TB_WG_MAX_DEV];
+        const int smem = TB_WG_STAGES * TB_WG_STAGE_BYTES + 1024;
+        PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
+        CUtensorMap mAb, mAs, mBb, mBs;
+        const long long tiles = tb_wg_tiles(&g);
+        if (!enc || tiles > 0x7fffffffLL || !tb_wg_map(enc, &mAb, Ab, Mp, Kp) ||
+            !tb_wg_map(enc, &mAs, As, Mp, Kp) || !tb_wg_map(enc, &mBb, Bb, Np, Kp) ||
+            !tb_wg_map(enc, &mBs, Bs, Np, Kp))
+            e = cudaErrorNotSupported;
+        if (e == cudaSuccess)
+            e = tb_wg_smem_attr(tb_wgmma_kernel<DP>, smem, dev, set);
+        if (e == cudaSuccess) {
+            const int grid = tiles < sms ? (int)tiles : sms;
+            tb_wgmma_kernel<DP><<<grid, TB_WG_THREADS, smem, stream>>>(
+                g, mAb, mAs, mBb, mBs, Kp, (g.m + TB_WG_BM - 1) / TB_WG_BM,
+                (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c);
+            e = cudaGetLastError();
+        }
+    }
+    /* Freed in stream order, after the kernels that read it, whatever happened. */
+    tb_run_scratch_free(ws, stream);
+    return e;
+}
+
+extern "C" cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream)
+{
+    return tb_wgmma_launch<1>(args, stream, 1);
+}
+
+extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream)
+{
+    return tb_wgmma_launch<0>(args, stream, 1);
+}
+
+extern "C" cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream)
+{
+    return tb_wgmma_launch<0>(args, stream, 0);
+}
