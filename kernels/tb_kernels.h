@@ -57,6 +57,9 @@ typedef struct tb_kernel_info {
      * accepts any alignment); tb_gemm_run() then gives it aligned copies of
      * operands that are not, when they are re-read enough to pay. */
     int wants_aligned;
+    /* 1: its launcher takes scratch from run.cu's pool for a pre-pass
+     * (tb_run_scratch), on top of the caller's buffers. */
+    int takes_scratch;
 } tb_kernel_info;
 
 /* kernels/registry.c */
@@ -68,6 +71,9 @@ int tb_kernel_in_list(const char *name, const char *list);
 /* The preferred kernel that supports args: the seed kernel for a small
  * product (tb_kernel_small), else the highest rank. */
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
+/* The same among the kernels that take no scratch of their own (a caller
+ * held to a device memory cap). */
+const tb_kernel_info *tb_kernel_pick_no_scratch(const tb_gemm_args *args);
 int tb_kernel_small(int m, int n, int k);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`

@@ -23,17 +23,21 @@ static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
     return cudaErrorUnknown;
 }
 
-static const tb_kernel_info *tb_choose_kernel(const tb_gemm_args *g)
+/* TILEDBLAS_KERNEL's kernel, else the best one for the call; under a
+ * TILEDBLAS_DEVICE_MEMORY cap none that takes scratch of its own beyond
+ * the buffers the cap counts. */
+static const tb_kernel_info *tb_choose_kernel(const tb_gemm_args *g, int capped)
 {
     const char *name = tb_settings_get()->kernel;
     if (name) {
         const tb_kernel_info *k = tb_kernel_by_name(name);
-        if (k && (!k->supports || k->supports(g)))
+        if (k && (!k->supports || k->supports(g)) && !(capped && k->takes_scratch))
             return k;
         tb_warn_once(TB_ONCE_STAGE + TB_STAGE_COUNT, "%s='%s' %s; using the default kernel",
-                     TB_ENV_KERNEL, name, k ? "does not support this call" : "is not a kernel");
+                     TB_ENV_KERNEL, name, !k ? "is not a kernel" : capped && k->takes_scratch
+                     ? "needs scratch beyond " TB_ENV_DEVICE_MEMORY : "does not support this call");
     }
-    return tb_kernel_pick(g);
+    return capped ? tb_kernel_pick_no_scratch(g) : tb_kernel_pick(g);
 }
 
 /* ---- One run ---- */
@@ -50,7 +54,8 @@ typedef struct tb_run {
     cudaStream_t in, out;
     tb_gemm_args g0;              /* the kernel's arguments but the pointers */
     const tb_kernel_info *kern;
-    int split_ok;                 /* tb_gemm_run may split K (no memory cap) */
+    int split_ok;                 /* no memory cap: tb_gemm_run may split K,
+                                   * kernels may take scratch */
     int first_kernel, first_out;
     cudaError_t err;
 } tb_run;
@@ -243,7 +248,7 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
         return TB_STAGE_ALLOC;
     R.g0 = (tb_gemm_args){R.pl.mp < R.m ? (int)R.pl.mp : (int)R.m, R.pl.nb < R.n ? (int)R.pl.nb : (int)R.n,
                           (int)R.k, p->transa, p->transb, p->alpha, p->beta, NULL, 1, NULL, 1, NULL, 1};
-    R.kern = tb_choose_kernel(&R.g0);
+    R.kern = tb_choose_kernel(&R.g0, !R.split_ok);
     t->kernel = R.kern->name;
     t->done_cols = t->done_cols_end = t->done_rows = 0;
 
