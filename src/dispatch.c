@@ -131,6 +131,7 @@ static pthread_once_t tb_first_call_once = PTHREAD_ONCE_INIT;
 
 static void tb_first_call(void)
 {
+    tb_log_settings_report();
     atexit(tb_exit_atexit);
     pthread_atfork(NULL, NULL, tb_exit_forked_child);
     const tb_settings *s = tb_settings_get();

@@ -82,6 +82,16 @@ void tb_log(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+void tb_log_settings_report(void)
+{
+    static int reported;
+    if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
+        return;
+    const char *line;
+    for (int i = 0; (line = tb_settings_complaint(i)) != NULL; i++)
+        tb_log(1, "%s", line);
+}
+
 void tb_warn_once(unsigned key, const char *fmt, ...)
 {
     uint64_t bit = 1ull << (key & 63);

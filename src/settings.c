@@ -339,12 +339,13 @@ static void tb_settings_parse(void)
 const tb_settings *tb_settings_get(void)
 {
     pthread_once(&tb_s_once, tb_settings_parse);
-    /* Report bad values once, now that the logger can read the settings. */
-    static int reported;
-    if (tb_s_nbad && !__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
-        for (int i = 0; i < tb_s_nbad; i++)
-            tb_log(1, "%s", tb_s_bad[i]);
     return &tb_s;
+}
+
+const char *tb_settings_complaint(int i)
+{
+    tb_settings_get();
+    return i >= 0 && i < tb_s_nbad ? tb_s_bad[i] : NULL;
 }
 
 const char *tb_stage_name(tb_stage s)

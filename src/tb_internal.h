@@ -91,6 +91,9 @@ enum {
 
 /* The settings, parsed on first use (thread-safe); never NULL. */
 TB_HIDDEN const tb_settings *tb_settings_get(void);
+/* The i-th bad value found, as a line naming the variable and what was
+ * used instead; NULL past the last (log.c reports them). */
+TB_HIDDEN const char *tb_settings_complaint(int i);
 TB_HIDDEN const char *tb_stage_name(tb_stage s);
 
 /* ---- Functions in files.c (declared in tb_files.h, which the tool shares):
@@ -101,6 +104,9 @@ TB_HIDDEN const char *tb_stage_name(tb_stage s);
 #define TB_PRINTF(f, a) __attribute__((format(printf, f, a)))
 /* Writes one line when settings' verbose >= level. */
 TB_HIDDEN void tb_log(int level, const char *fmt, ...) TB_PRINTF(2, 3);
+/* Reports the settings' bad values, once per process, at verbose >= 1
+ * (dispatch.c, on the first call; the tool, when it starts). */
+TB_HIDDEN void tb_log_settings_report(void);
 /* Warns once per key for the life of the process (key < 64). */
 TB_HIDDEN void tb_warn_once(unsigned key, const char *fmt, ...) TB_PRINTF(2, 3);
 enum { TB_ONCE_NO_GPU = 0, TB_ONCE_NO_CPU_BLAS = 1, TB_ONCE_FORK = 2,

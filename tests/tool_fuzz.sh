@@ -19,7 +19,8 @@ if ! "$cc" $san "$dir/probe.c" -o "$dir/probe" >"$dir/probe.log" 2>&1 || ! "$dir
     exit 77
 fi
 inc=""
-for d in $cudainc; do inc="$inc -I$d"; done
+# CMake hands over its list of include directories joined by ';'.
+for d in $(printf '%s' "$cudainc" | tr ';' ' '); do inc="$inc -I$d"; done
 # shellcheck disable=SC2086
 "$cc" $san -std=gnu11 -DTB_HAVE_ANIMATE=1 -DTB_INSTALL_LIBDIR='"lib"' \
     -I"$src/src/tool" -I"$src/src/animate" -I"$src/src" -I"$src/include" $inc \
