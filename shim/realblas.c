@@ -75,11 +75,13 @@ static void *tb_lookup(const char *name, void **fallback, const char **fallback_
     dl_iterate_phdr(tb_scan_one, &sc);
     if (sc.sym)
         return sc.sym;
-    /* None loaded at all: open ours. */
+    /* None loaded at all: open the configured one (none under secure
+     * execution, where no library is loaded from the environment). */
+    const char *configured = tb_settings_get()->cpu_blas;
     if (!*fallback && !*fallback_error) {
-        *fallback = dlopen(tb_settings_get()->cpu_blas, RTLD_NOW | RTLD_LOCAL);
+        *fallback = configured ? dlopen(configured, RTLD_NOW | RTLD_LOCAL) : NULL;
         if (!*fallback)
-            *fallback_error = dlerror();
+            *fallback_error = configured ? dlerror() : "none configured";
     }
     sym = *fallback ? dlsym(*fallback, name) : NULL;
     return (sym && !tb_is_ours(sym)) ? sym : NULL;
@@ -99,9 +101,15 @@ static void tb_resolve(void)
 
 static void tb_no_blas(const char *name)
 {
-    tb_warn_once(TB_ONCE_NO_CPU_BLAS,
-                 "no CPU BLAS found: the program loaded no %s and %s='%s' has none; "
-                 "CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS, tb_settings_get()->cpu_blas);
+    const char *configured = tb_settings_get()->cpu_blas;
+    if (configured)
+        tb_warn_once(TB_ONCE_NO_CPU_BLAS,
+                     "no CPU BLAS found: the program loaded no %s and %s='%s' has none; "
+                     "CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS, configured);
+    else
+        tb_warn_once(TB_ONCE_NO_CPU_BLAS,
+                     "no CPU BLAS found: the program loaded no %s (and under secure execution "
+                     "none is loaded from %s); CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS);
 }
 
 tb_cblas_fn tb_real_cblas(void)

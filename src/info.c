@@ -70,11 +70,13 @@ int tb_info_text(char *buf, size_t len)
     tb_say(&t, "  %s=%.6g (m*n*k from which auto mode tries the GPU)\n", TB_ENV_THRESHOLD, s->threshold);
     tb_say(&t, "  %s=%d\n", TB_ENV_VERBOSE, s->verbose);
     tb_say(&t, "  %s=%s\n", TB_ENV_LOG, tb_or(s->log_path, "(stderr)"));
-    tb_say(&t, "  %s=%s (used when the program loaded no CBLAS)\n", TB_ENV_CPU_BLAS, s->cpu_blas);
+    tb_say(&t, "  %s=%s (used when the program loaded no CBLAS)\n", TB_ENV_CPU_BLAS,
+           tb_or(s->cpu_blas, "(none: secure execution)"));
     tb_say(&t, "  %s=%s\n", TB_ENV_KERNEL, tb_or(s->kernel, "(best for the shape)"));
     tb_say(&t, "  %s=%d\n", TB_ENV_DEVICE, s->device);
     tb_say(&t, "  %s=%s\n", TB_ENV_STATS, tb_or(s->stats, "(off)"));
     tb_say(&t, "  %s=%s\n", TB_ENV_TRACE, tb_or(s->trace, "(off)"));
+    tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_TRACE_MAX, s->trace_max / 1048576.0);
     tb_say(&t, "  %s=%ld\n", TB_ENV_VERIFY_EVERY, s->verify_every);
     tb_say(&t, "  %s=0x%02x (%s)\n", TB_ENV_SCOPE, s->scope,
            s->scope == TB_SCOPE_ALL ? "every interface, layout and transpose may use the GPU"
