@@ -134,7 +134,7 @@ static const tb_reason tb_why_faster[2] = {TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER}
 static const tb_reason tb_why_measured[2] = {TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED};
 static const tb_reason tb_why_try[2] = {TB_WHY_CPU_TRY, TB_WHY_GPU_TRY};
 
-/* Rule 3's turn: 1 when this call re-checks the slower route. Lock held. */
+/* Rule 3's turn: 1 when this call re-checks the GPU. Lock held. */
 static int tb_recheck_due(tb_class *s)
 {
     if (s->every == 0)
