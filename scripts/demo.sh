@@ -1,43 +1,128 @@
 #!/bin/bash
-# scripts/demo.sh - the main job: set up, then run a real BLAS program
-# (examples/mlp_train, linked to OpenBLAS) first on OpenBLAS alone and then
-# under LD_PRELOAD=libtiledblas.so, and compare the two runs: time, results,
-# and where the calls went. Says plainly when there is no GPU.
-# Usage: scripts/demo.sh [mlp_train options, e.g. --batch 4096 --steps 5]
+# scripts/demo.sh - the main job: builds, then runs examples/mlp_train (an
+# OpenBLAS program) alone (A) and under LD_PRELOAD=libtiledblas.so (B), warmed
+# up and alternated, and compares results, calls and times. It claims a speed-up
+# only from medians whose ranges are apart, never with no call on the GPU.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
-b=$root/build
-lib=$b/libtiledblas.so
-app=$b/examples/mlp_train
-args=("$@")
-if [ ${#args[@]} = 0 ]; then
-    # A size that finishes in seconds on a laptop CPU and shows the GPU on a big one.
-    if "$b/tests/gpu_probe" >/dev/null 2>&1; then args=(--batch 4096 --in 2048 --hidden 4096 --out 1024 --steps 5)
-    else args=(--batch 1024 --in 512 --hidden 1024 --out 512 --steps 3); fi
+# The sizes it picks; tests/tool (mlp-converge) checks that both train.
+gpu_args=(--batch 4096 --in 2048 --hidden 4096 --out 1024 --steps 5)
+cpu_args=(--batch 1024 --in 512 --hidden 1024 --out 512 --steps 5)
+usage="usage: scripts/demo.sh [--build DIR] [--rounds N] [--sizes] [--help] [mlp_train options]
+Builds libtiledblas (scripts/setup.sh into ./build; --build DIR uses a tree
+already built there instead), then runs examples/mlp_train once on each side
+untimed (warm-up) and N rounds (default 3) of A then B, and prints the loss
+per step, whether the results (final loss, weights checksum) are identical,
+the calls by route, and the median and range of each side's time. Without
+mlp_train options it picks a size that trains in seconds: with a GPU
+${gpu_args[*]},
+without one ${cpu_args[*]}.
+--sizes prints those two and runs nothing. Exit status 0, or 1 when a run
+failed or the two sides' results disagree beyond fp32 rounding."
+
+b=$root/build setup=1 rounds=3 args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    -h|--help) echo "$usage"; exit 0 ;;
+    --sizes) echo "gpu: ${gpu_args[*]}"; echo "cpu: ${cpu_args[*]}"; exit 0 ;;
+    --build) [ $# -ge 2 ] || { echo "demo: --build needs a directory" >&2; exit 2; }
+             b=$(cd "$2" && pwd) || exit 2; setup=0; shift 2 ;;
+    --rounds) [[ ${2:-} =~ ^[1-9][0-9]?$ ]] || { echo "demo: --rounds wants 1..99" >&2; exit 2; }
+              rounds=$2; shift 2 ;;
+    --) shift; args+=("$@"); break ;;
+    *) args+=("$1"); shift ;;
+    esac
+done
+
+# The first line says whether there is a GPU at all (the build's probe, once
+# it exists, says whether CUDA can use it).
+if compgen -G "/dev/nvidia[0-9]*" >/dev/null; then
+    echo "== GPU device found ($(ls /dev/nvidia[0-9]* | tr '\n' ' '| sed 's/ $//')); building, then probing it"
+else
+    echo "no GPU: this machine has no NVIDIA device (/dev/nvidia*): both sides will run on OpenBLAS; the A/B shows identical results, not a speed-up"
 fi
+[ $setup = 0 ] || "$root/scripts/setup.sh"
+lib=$b/libtiledblas.so app=$b/examples/mlp_train
+for f in "$lib" "$app" "$b/tests/gpu_probe"; do
+    [ -x "$f" ] || [ -f "$f" ] || { echo "demo: $f is missing: build first" >&2; exit 1; }
+done
 gpu=$("$b/tests/gpu_probe" 2>&1) && have_gpu=1 || have_gpu=0
-echo "== GPU: $([ $have_gpu = 1 ] && echo "$gpu" || echo "none ($gpu): every call will run on OpenBLAS, the A/B still runs")"
+if [ $have_gpu = 1 ]; then echo "== GPU: $gpu"
+else echo "== GPU: none usable ($gpu): every call will run on OpenBLAS"; fi
+[ ${#args[@]} -gt 0 ] || { if [ $have_gpu = 1 ]; then args=("${gpu_args[@]}"); else args=("${cpu_args[@]}"); fi; }
 core=$(OPENBLAS_VERBOSE=2 "$app" --steps 1 --batch 8 --in 8 --hidden 8 --out 8 2>&1 | sed -n 's/^Core: *//p' | head -1)
 echo "== OpenBLAS core: ${core:-unknown}${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tiledblas-demo.XXXXXX"); trap 'rm -rf "$tmp"' EXIT
+# run SIDE NAME: one run of mlp_train, stdout to $tmp/NAME; B also writes
+# its statistics (calls by route and reason) to $tmp/NAME.json.
+run() {
+    if [ "$1" = A ]; then "$app" "${args[@]}" >"$tmp/$2" 2>"$tmp/$2.err"
+    else LD_PRELOAD=$lib TILEDBLAS_STATS=$tmp/$2.json "$app" "${args[@]}" >"$tmp/$2" 2>"$tmp/$2.err"; fi \
+        || { echo "demo: side $1 failed (status $?):"; tail -5 "$tmp/$2" "$tmp/$2.err"; exit 1; }
+}
+secs() { sed -n 's/^time: \([0-9.]*\) s total.*/\1/p' "$tmp/$1"; }
 
 echo "== A: OpenBLAS alone: $app ${args[*]}"
-"$app" "${args[@]}" | tee "$tmp/a"
 echo "== B: the same program under LD_PRELOAD=$lib"
-TILEDBLAS_VERBOSE=2 LD_PRELOAD=$lib "$app" "${args[@]}" 2>"$tmp/calls" | tee "$tmp/b"
+echo "== one untimed run of each side, then $rounds rounds of A, B (time: mlp_train's own 'time: ... s total')"
+run A warm-a; run B warm-b
+for r in $(seq "$rounds"); do
+    run A a$r; run B b$r
+    echo "   round $r: A $(secs a$r) s   B $(secs b$r) s"
+done
 
-ta=$(sed -n 's/^time: \([0-9.]*\) s total.*/\1/p' "$tmp/a"); tb=$(sed -n 's/^time: \([0-9.]*\) s total.*/\1/p' "$tmp/b")
-la=$(grep '^step' "$tmp/a" | tail -1 | awk '{print $4}'); lb=$(grep '^step' "$tmp/b" | tail -1 | awk '{print $4}')
-ca=$(sed -n 's/^weights checksum //p' "$tmp/a"); cb=$(sed -n 's/^weights checksum //p' "$tmp/b")
-gpu_calls=$(grep -c ' -> gpu ' "$tmp/calls" || true); cpu_calls=$(grep -c ' -> cpu ' "$tmp/calls" || true)
+echo
+echo "== loss per step (round 1)"
+paste <(grep '^step' "$tmp/a1" | awk '{sub(":", "", $2); print $2, $4}') <(grep '^step' "$tmp/b1" | awk '{print $4}') |
+    awk 'BEGIN {printf "   %-6s %-18s %s\n", "step", "A: OpenBLAS", "B: preload"} {printf "   %-6s %-18s %s\n", $1, $2, $3}'
+
+# Results: every run of a side must agree with its first (the program is
+# deterministic), and A with B.
+status=0
+for s in a b; do
+    for r in $(seq 2 "$rounds"); do
+        diff -q <(grep -E '^(final loss|weights)' "$tmp/${s}1") <(grep -E '^(final loss|weights)' "$tmp/$s$r") >/dev/null ||
+            echo "   note: side ${s^^} round $r gave other results than round 1"
+    done
+done
+la=$(sed -n 's/^final loss //p' "$tmp/a1") lb=$(sed -n 's/^final loss //p' "$tmp/b1")
+ca=$(sed -n 's/^weights checksum //p' "$tmp/a1") cb=$(sed -n 's/^weights checksum //p' "$tmp/b1")
+# Calls by route and reason, from B's statistics (round 1).
+calls=$(sed -n 's/.*"stats":"row".*"route":"\([a-z]*\)","reason":"\([^"]*\)","calls":\([0-9]*\).*/\1 \2 \3/p' "$tmp/b1.json" 2>/dev/null || true)
+gpu_calls=$(echo "$calls" | awk '$1 == "gpu" {s += $3} END {print s + 0}')
+cpu_calls=$(echo "$calls" | awk '$1 == "cpu" {s += $3} END {print s + 0}')
 echo
 echo "== A/B"
-awk -v ta="$ta" -v tb="$tb" -v la="$la" -v lb="$lb" -v ca="$ca" -v cb="$cb" -v g="$gpu_calls" -v c="$cpu_calls" 'BEGIN {
-    d = (ca - cb) / (ca != 0 ? ca : 1); if (d < 0) d = -d
-    printf "  wall time     OpenBLAS %.3f s   preload %.3f s   speedup %.2fx\n", ta, tb, ta / tb
-    printf "  final loss    OpenBLAS %s   preload %s\n", la, lb
-    printf "  weights       relative difference %.2e (fp32 rounding order differs; < 1e-3 agrees)\n", d
-    printf "  sgemm calls   %d on the GPU, %d on the CPU\n", g, c
-    exit (d < 1e-3) ? 0 : 1 }'
-echo "  reasons:      $(sed -n 's/.* -> \(gpu\|cpu\) (\([a-z:-]*\)).*/\1:\2/p' "$tmp/calls" | sort | uniq -c | awk '{printf "%s x%s  ", $2, $1}')"
+if [ "$la" = "$lb" ] && [ "$ca" = "$cb" ]; then
+    echo "   results       identical: final loss $la, weights checksum $ca (sum, hash of the bits)"
+else
+    awk -v la="$la" -v lb="$lb" -v ca="${ca%% *}" -v cb="${cb%% *}" -v g="$gpu_calls" 'BEGIN {
+        dl = (la - lb) / (la != 0 ? la : 1); dl = dl < 0 ? -dl : dl
+        dc = ca - cb; dc = dc < 0 ? -dc : dc
+        printf "   results       differ: final loss A %s, B %s (relative difference %.2e); weights sum A %s, B %s (difference %.2e)\n", la, lb, dl, ca, cb, dc
+        if (g > 0) printf "                 (the GPU sums the products in another order: fp32 rounding, expected below 1e-3)\n"
+        exit !(dl < 1e-3 && g > 0) }' || { status=1; echo "   results       DISAGREE beyond fp32 rounding"; }
+fi
+echo "   sgemm calls   B: $gpu_calls on the GPU, $cpu_calls on the CPU BLAS; by reason: $(echo "$calls" | awk 'NF {printf "%s%s:%s x%s", (NR > 1 ? ", " : ""), $1, $2, $3}')"
+times() { for r in $(seq "$rounds"); do secs $1$r; done | sort -n | tr '\n' ' '; }
+awk -v a="$(times a)" -v b="$(times b)" -v g="$gpu_calls" -v gpu=$have_gpu 'function med(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
+BEGIN {
+    n = split(a, ta, " "); split(b, tb, " ")
+    ma = med(ta, n); mb = med(tb, n)
+    printf "   time          A median %.3f s (range %.3f-%.3f)   B median %.3f s (range %.3f-%.3f), %d rounds\n", ma, ta[1], ta[n], mb, tb[1], tb[n], n
+    overlap = ta[1] <= tb[n] && tb[1] <= ta[n]
+    if (g == 0) {
+        printf "   verdict       %s: both sides ran on OpenBLAS (0 calls on the GPU); ", gpu ? "no call went to the GPU" : "no GPU"
+        if (n < 2) print "one round: no spread to judge the times by"
+        else if (overlap) print "times within noise"
+        else printf "B %.3f s against A %.3f s, outside the spread: not a GPU effect (the cost of the shim, or drift in the machine)\n", mb, ma
+    } else if (n < 2 || ma <= 0 || mb <= 0) {
+        printf "   verdict       %s (A %.3f s, B %.3f s): no speed-up to report; more rounds or a larger size\n", n < 2 ? "one round, no spread to judge by" : "too short to time", ma, mb
+    } else if (overlap) {
+        printf "   verdict       within noise: the ranges overlap, no speed-up shown (%d calls on the GPU)\n", g
+    } else {
+        printf "   verdict       %s %.2fx (median against median, ranges apart), %d calls on the GPU\n", mb < ma ? "speed-up" : "slow-down", mb < ma ? ma / mb : mb / ma, g
+    }
+}'
+exit $status

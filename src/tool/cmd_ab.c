@@ -1,9 +1,10 @@
-/* src/tool/cmd_ab.c - `tiledblas ab`: runs one command on the CPU BLAS, in
- * auto mode and in verify mode, each with statistics going to a JSON-lines
- * file it reads back, and prints them side by side. Exits 1 when a verified
- * call broke the fp32 bound or a run failed. CMD's output goes to a log.
- * Writes nothing outside a private temporary directory (removed at the end)
- * but the --log and --plot files the user names. */
+/* src/tool/cmd_ab.c - `tiledblas ab`: runs one command on the CPU BLAS and
+ * in auto mode, repeated and alternating, then in verify mode, each with
+ * statistics going to a JSON-lines file it reads back, and prints them side
+ * by side with the median and range of each side's wall time. Exits 1 when a
+ * verified call broke the fp32 bound or a run failed. Writes nothing outside
+ * a private temporary directory, removed on every exit (a fatal signal
+ * included), but the --log and --plot files the user names. */
 #define _GNU_SOURCE
 #include "tool.h"
 #ifdef TB_HAVE_ANIMATE
@@ -11,8 +12,10 @@
 #endif
 #include "tiledblas.h"
 #include "tb_files.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +24,17 @@
 #include <unistd.h>
 
 static const char tb_ab_usage[] =
-    "usage: tiledblas ab [--runs N] [--log FILE] [--plot F.png|F.svg] [--] CMD [ARGS...]\n"
-    "After one untimed warm-up, runs CMD N times (default 3) each with\n"
-    "TILEDBLAS_MODE=cpu and auto, alternating, then once with\n"
-    "TILEDBLAS_MODE=verify, each under\n"
-    "TILEDBLAS_STATS, and prints a side-by-side table: median wall time, calls,\n"
-    "GFLOP and GFLOP/s by route, bytes moved, speedup over the CPU runs and the\n"
-    "worst verify error. CMD's stdout and stderr are appended to FILE (without\n"
-    "--log they are kept only while ab runs; a failing run's last lines are\n"
-    "shown). --plot also draws the wall times as a bar\n"
-    "chart (gnuplot). Exit status: 0, or 1 when verification\n"
+    "usage: tiledblas ab [--repeat N] [--log FILE] [--plot F.png|F.svg] [--] CMD [ARGS...]\n"
+    "After one untimed warm-up of each side, runs CMD N times (default 3, at most\n"
+    "64; --runs N is the same) each with TILEDBLAS_MODE=cpu and auto, alternating,\n"
+    "then once with TILEDBLAS_MODE=verify, each under TILEDBLAS_STATS, and\n"
+    "prints a side-by-side table: median and range of the wall times, calls,\n"
+    "GFLOP and GFLOP/s by route, bytes moved and the worst verify error, then\n"
+    "a verdict: auto faster or slower than cpu only when the two ranges do not\n"
+    "overlap, \"within noise\" when they do. CMD's stdout and stderr are\n"
+    "appended to FILE (without --log they are kept only while ab runs; a\n"
+    "failing run's last lines are shown). --plot also draws the median wall\n"
+    "times as a bar chart (gnuplot). Exit status: 0, or 1 when verification\n"
     "found a call outside the fp32 error bound or CMD failed; 2 bad usage.\n";
 
 /* What the stats files of one run say, summed over CMD's processes. */
@@ -139,13 +143,51 @@ static const char *tb_mb(char *s, size_t len, double b)
 
 /* What `ab` was asked to do, and where it keeps its files. */
 typedef struct tb_ab {
-    long runs;
+    long runs;                    /* --repeat: timed runs of each side      */
     const char *log, *plot;       /* log: the user's --log, or one in dir   */
     char **cmd;
     char dir[4096];               /* the private temporary directory        */
     char deflog[4200];
+    char stats[4200];             /* the stats file of the run under way    */
     tb_runstats r[3];             /* cpu, auto, verify                      */
+    double lo[2], hi[2];          /* range of the cpu and auto wall times   */
 } tb_ab;
+
+/* The ab under way, for tb_ab_on_signal (set once its directory exists). */
+static tb_ab *volatile tb_ab_live;
+
+/* A fatal signal (SIGTERM, SIGHUP, or ^C between two runs: while CMD runs,
+ * ^C is CMD's) removes what ab made, with async-signal-safe calls only, and
+ * then takes its default action. */
+static void tb_ab_on_signal(int sig)
+{
+    tb_ab *ab = tb_ab_live;
+    if (ab) {
+        if (ab->stats[0])
+            unlink(ab->stats);
+        if (ab->log == ab->deflog)
+            unlink(ab->deflog);
+        rmdir(ab->dir);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void tb_ab_catch_signals(tb_ab *ab)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa = {.sa_handler = tb_ab_on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    tb_ab_live = ab;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* A signal the caller ignores (nohup) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 /* Appends one line to the log (which tb_ab_prepare made a regular file). */
 static void tb_ab_note(const char *log, const char *fmt, ...) TB_TOOL_PRINTF(2, 3);
@@ -167,11 +209,12 @@ static void tb_ab_note(const char *log, const char *fmt, ...)
 
 /* Runs CMD once in one mode (run 0: the untimed warm-up); reads its stats
  * into r when keep. Returns CMD's status (0 when fine). */
-static int tb_ab_once(const tb_ab *ab, const char *mode, long run, long runs, int keep,
+static int tb_ab_once(tb_ab *ab, const char *mode, long run, long runs, int keep,
                       tb_runstats *r, double *wall)
 {
     char stats[4200];
     snprintf(stats, sizeof stats, "%s/%s-%ld.json", ab->dir, mode, run);
+    memcpy(ab->stats, stats, sizeof stats);
     tb_env env[] = {{"TILEDBLAS_MODE", mode}, {"TILEDBLAS_STATS", stats},
                     {"TILEDBLAS_TRACE", NULL}};
     tb_ab_note(ab->log, "==== tiledblas ab: TILEDBLAS_MODE=%s, %s %ld of %ld ====\n", mode,
@@ -188,6 +231,7 @@ static int tb_ab_once(const tb_ab *ab, const char *mode, long run, long runs, in
     else if (keep)
         tb_read_stats(stats, r);
     unlink(stats);
+    ab->stats[0] = '\0';
     return rc;
 }
 
@@ -207,9 +251,9 @@ static int tb_ab_parse(int argc, char **argv, tb_ab *ab, int *done)
             fputs(tb_ab_usage, stdout);
             *done = 1;
             return 0;
-        } else if (!strcmp(a, "--runs")) {
+        } else if (!strcmp(a, "--repeat") || !strcmp(a, "--runs")) {
             if (tb_tool_parse_int(v, 1, 64, &ab->runs))
-                return tb_tool_usage_error("ab", "--runs wants a whole number in 1..64");
+                return tb_tool_usage_error("ab", "%s wants a whole number in 1..64", a);
             i++;
         } else if (!strcmp(a, "--plot")) {
             if (!v || !*v)
@@ -257,7 +301,8 @@ static int tb_ab_prepare(tb_ab *ab)
     return 0;
 }
 
-/* Removes the private directory; before that, when a run failed and the
+/* Removes the private directory and whatever is in it (a stats file that
+ * a child of CMD wrote late, say); before that, when a run failed and the
  * log is ours, shows its last lines (they are about to go). */
 static void tb_ab_cleanup(tb_ab *ab, int failed)
 {
@@ -275,21 +320,37 @@ static void tb_ab_cleanup(tb_ab *ab, int failed)
                         buf, buf[n - 1] == '\n' ? "" : "\n");
             }
         }
-        unlink(ab->log);
     }
-    rmdir(ab->dir);
+    /* A few passes: a late writer may add a file between one and rmdir. */
+    int gone = 0;
+    for (int pass = 0; pass < 3 && !gone; pass++) {
+        DIR *d = opendir(ab->dir);
+        for (struct dirent *e; d && (e = readdir(d));)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(dirfd(d), e->d_name, 0);
+        if (d)
+            closedir(d);
+        gone = rmdir(ab->dir) == 0 || errno == ENOENT;
+    }
+    if (!gone)
+        fprintf(stderr, "tiledblas: ab: cannot remove %s: %s\n", ab->dir, strerror(errno));
+    tb_ab_live = NULL;
 }
 
-/* One untimed warm-up (page cache, the loader, OpenBLAS's threads), then
+/* One untimed warm-up of each (page cache, the loader, OpenBLAS's threads,
+ * the CUDA driver's files), then
  * cpu and auto alternate, so that drift in the machine hits both alike; the
  * statistics shown are those of the last run of each. Medians of the wall
- * times go to r[].wall. 0, or 1 when a run failed. */
+ * times go to r[].wall, their ranges to lo[] and hi[]. 0, or 1 when a run
+ * failed. */
 static int tb_ab_measure(tb_ab *ab)
 {
     static const char *const modes[2] = {"cpu", "auto"};
     double walls[2][64], w;
     tb_runstats *r = ab->r;
-    int failed = tb_ab_once(ab, "cpu", 0, ab->runs, 0, &r[0], &w) != 0;
+    int failed = 0;
+    for (int m = 0; m < 2 && !failed; m++)
+        failed = tb_ab_once(ab, modes[m], 0, ab->runs, 0, &r[m], &w) != 0;
     for (long i = 1; i <= ab->runs && !failed; i++)
         for (int m = 0; m < 2 && !failed; m++)
             failed = tb_ab_once(ab, modes[m], i, ab->runs, 1, &r[m], &walls[m][i - 1]) != 0;
@@ -301,6 +362,8 @@ static int tb_ab_measure(tb_ab *ab)
     for (int m = 0; m < 2; m++) {
         qsort(walls[m], (size_t)runs, sizeof walls[m][0], tb_cmp_double);
         r[m].wall = runs % 2 ? walls[m][runs / 2] : 0.5 * (walls[m][runs / 2 - 1] + walls[m][runs / 2]);
+        ab->lo[m] = walls[m][0];
+        ab->hi[m] = walls[m][runs - 1];
     }
     return 0;
 }
@@ -312,8 +375,8 @@ static void tb_ab_print_table(const tb_ab *ab)
     printf("tiledblas ab:");
     for (char **p = ab->cmd; *p; p++)
         printf(" %s", *p);
-    printf("\n(one warm-up, then %ld runs each of cpu and auto, alternating: median wall "
-           "time; one verify run. ", ab->runs);
+    printf("\n(one warm-up of each, then %ld run%s each of cpu and auto, alternating: median and range "
+           "of the wall times; one verify run. ", ab->runs, ab->runs == 1 ? "" : "s");
     if (ab->log == ab->deflog)
         printf("CMD's stdout and stderr were not kept: --log FILE keeps them)\n");
     else
@@ -335,8 +398,12 @@ static void tb_ab_print_table(const tb_ab *ab)
 
     char s0[32], s1[32], s2[32];
     printf("\n%-24s %16s %16s %16s\n", "", "cpu", "auto", "verify");
-    printf("%-24s %14.3f s %14.3f s %14.3f s\n", "wall time", r[0].wall, r[1].wall, r[2].wall);
-    printf("%-24s %15.2fx %15.2fx %15.2fx\n", "speedup over cpu", 1.0,
+    printf("%-24s %14.3f s %14.3f s %14.3f s\n", "wall time (median)", r[0].wall, r[1].wall, r[2].wall);
+    char g0[48], g1[48];
+    snprintf(g0, sizeof g0, "%.3f-%.3f s", ab->lo[0], ab->hi[0]);
+    snprintf(g1, sizeof g1, "%.3f-%.3f s", ab->lo[1], ab->hi[1]);
+    printf("%-24s %16s %16s %16s\n", "wall time (range)", g0, g1, "(one run)");
+    printf("%-24s %15.2fx %15.2fx %15.2fx\n", "cpu median / median", 1.0,
            r[1].wall > 0 ? r[0].wall / r[1].wall : 0.0, r[2].wall > 0 ? r[0].wall / r[2].wall : 0.0);
     printf("%-24s %16.0f %16.0f %16.0f\n", "calls on the CPU BLAS", r[0].calls[0], r[1].calls[0], r[2].calls[0]);
     printf("%-24s %16.0f %16.0f %16.0f\n", "calls on the GPU", r[0].calls[1], r[1].calls[1], r[2].calls[1]);
@@ -350,6 +417,28 @@ static void tb_ab_print_table(const tb_ab *ab)
            tb_mb(s1, 32, r[1].bytes_h2d), tb_mb(s2, 32, r[2].bytes_h2d));
     printf("%-24s %16s %16s %16s\n", "copied from the GPU", tb_mb(s0, 32, r[0].bytes_d2h),
            tb_mb(s1, 32, r[1].bytes_d2h), tb_mb(s2, 32, r[2].bytes_d2h));
+}
+
+/* auto against cpu: a difference only when the ranges of the wall times do
+ * not overlap, and one that the GPU made only when auto sent it calls. */
+static void tb_ab_print_verdict(const tb_ab *ab)
+{
+    const double ca = ab->r[0].wall, au = ab->r[1].wall, gpu_calls = ab->r[1].calls[1];
+    printf("\nauto against cpu: ");
+    if (ab->runs < 2) {
+        printf("one run each, no spread to judge a difference by (--repeat 5 gives one)\n");
+    } else if (ab->lo[0] <= ab->hi[1] && ab->lo[1] <= ab->hi[0]) {
+        printf("within noise (the ranges of %ld runs overlap)%s\n", ab->runs,
+               gpu_calls > 0 ? "" : "; no call went to the GPU");
+    } else if (gpu_calls > 0) {
+        printf("%s, %.2fx (median against median; the ranges of %ld runs do not overlap), "
+               "%.0f calls on the GPU\n", au < ca ? "faster" : "slower",
+               au < ca ? ca / au : au / ca, ab->runs, gpu_calls);
+    } else {
+        printf("%s, %.2fx (the ranges of %ld runs do not overlap) with no call on the GPU: the "
+               "shim's own cost or the machine's drift, not a GPU effect\n",
+               au < ca ? "faster" : "slower", au < ca ? ca / au : au / ca, ab->runs);
+    }
 }
 
 static void tb_ab_plot(const tb_ab *ab)
@@ -403,11 +492,13 @@ int tb_cmd_ab(int argc, char **argv)
         return rc;
     if (!tb_tool_library() || tb_ab_prepare(&ab) != 0)
         return 1;
+    tb_ab_catch_signals(&ab);
     int failed = tb_ab_measure(&ab);
     tb_ab_cleanup(&ab, failed);
     if (failed)
         return 1;
     tb_ab_print_table(&ab);
+    tb_ab_print_verdict(&ab);
     tb_ab_plot(&ab);
     return tb_ab_print_verify(&ab.r[2]);
 }

@@ -2,7 +2,8 @@
 # tests/tool/tool_tests.sh CASE - one observability or `tiledblas` command
 # test; prints what it proves, exits 0 (pass), 1 (fail) or 77 (skip: needs a
 # GPU). Environment from CMake: TB_LIB (libtiledblas), TB_TOOL (tiledblas),
-# TB_CALLS (tool_calls, an OpenBLAS program), TB_PY (python3), TB_WORK.
+# TB_CALLS (tool_calls, an OpenBLAS program), TB_PY (python3), TB_WORK,
+# TB_BUILD (the build tree) and TB_SRC (the source tree) for the demo cases.
 set -u
 case_name=$1
 W=$TB_WORK
@@ -198,11 +199,12 @@ ab)
     say "side-by-side table with wall times, calls by route and the verify result,"
     say "keeps the program's output in the log it names, and exits 0"
     "$TB_TOOL" ab --runs 2 --log "$W/ab.log" -- "$TB_CALLS" --calls 10 >out 2>err || fail "exit status $?"
-    for want in "^ *cpu *auto *verify" "^wall time " "^speedup over cpu" "^calls on the CPU BLAS *10 *10 *10" \
-                "^calls on the GPU " "^CPU BLAS: OpenBLAS" "^verify: " "went to $W/ab.log"; do
+    for want in "^ *cpu *auto *verify" "^wall time (median) " "^wall time (range) " "^cpu median / median" \
+                "^calls on the CPU BLAS *10 *10 *10" "^calls on the GPU " "^CPU BLAS: OpenBLAS" "^verify: " \
+                "^auto against cpu: " "went to $W/ab.log"; do
         grep -q "$want" out || fail "no '$want' in the table"
     done
-    [ "$(grep -c 'tool_calls: 10 calls ok' ab.log)" = 6 ] || fail "the log does not hold the 6 runs' output"
+    [ "$(grep -c 'tool_calls: 10 calls ok' ab.log)" = 7 ] || fail "the log does not hold the 7 runs' output (2 warm-ups)"
     grep -q "calls ok" out && fail "the program's output reached the table"
     if grep -q "^GPU: none" out; then grep -q "^No GPU:" out || fail "does not say plainly there is no GPU"; fi
     "$TB_TOOL" ab --runs 1 --log "$W/ab2.log" -- sh -c 'exit 5' >out 2>err
@@ -268,6 +270,146 @@ calibrate)
     grep -q "^cost model: this machine's, cached in $f" out || fail "info does not see the cache: $(grep 'cost model' out)"
     cat "$f"
     pass ;;
+ab-repeat)
+    say "proves: 'tiledblas ab --repeat 3' runs a warm-up of each side, then cpu and"
+    say "auto alternating 3 times each, prints the median and range of each side, and"
+    say "says 'within noise' exactly when the two ranges overlap; with a program that"
+    say "sleeps 1 s in one mode only it reports that side slower (or the other"
+    say "faster), names no GPU effect when no call went to the GPU; --repeat 1 claims"
+    say "nothing"
+    # verdict_ok OUT: the verdict agrees with the printed ranges.
+    verdict_ok() {
+        "$TB_PY" - "$1" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+med = re.search(r"^wall time \(median\) +([0-9.]+) s +([0-9.]+) s", t, re.M)
+rng = re.search(r"^wall time \(range\) +([0-9.]+)-([0-9.]+) s +([0-9.]+)-([0-9.]+) s", t, re.M)
+ver = re.search(r"^auto against cpu: (.*)$", t, re.M)
+assert med and rng and ver, "no median, range or verdict line"
+c, a = float(med.group(1)), float(med.group(2))
+clo, chi, alo, ahi = map(float, rng.groups())
+assert clo <= c <= chi and alo <= a <= ahi, ("median outside its range", c, a, rng.groups())
+overlap = clo <= ahi and alo <= chi
+v = ver.group(1)
+assert ("within noise" in v) == overlap, ("verdict does not follow the ranges", v, rng.groups())
+if not overlap:
+    assert ("slower" in v) == (a > c) and ("faster" in v) == (a < c), v
+print("verdict:", v)
+PY
+    }
+    mkdir -p "$W/tmp"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 3 -- "$TB_CALLS" --calls 10 >out 2>err || fail "exit status $?"
+    order=$(sed -n 's/^tiledblas: ab: \([a-z]*\) \(warm-up\|run\) \([0-9]*\) of \([0-9]*\)\.\.\./\1 \2 \3 \4/p' err | tr '\n' ',')
+    want="cpu warm-up 1 1,auto warm-up 1 1,cpu run 1 3,auto run 1 3,cpu run 2 3,auto run 2 3,cpu run 3 3,auto run 3 3,verify run 1 1,"
+    [ "$order" = "$want" ] || fail "runs not warmed up and alternating: $order"
+    grep -q "then 3 runs each of cpu and auto, alternating: median and range" out || fail "header"
+    verdict_ok out || fail "verdict"
+    say "a program that sleeps 1 s only with TILEDBLAS_MODE=auto, then only with cpu:"
+    slow='if [ "$TILEDBLAS_MODE" = "$1" ]; then sleep 1; fi; exec "$0" --calls 4'
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 2 -- sh -c "$slow" "$TB_CALLS" auto >out 2>err || fail "exit status $?"
+    verdict_ok out || fail "verdict (slow auto)"
+    grep -q "^auto against cpu: slower, [0-9.]*x (the ranges of 2 runs do not overlap)" out \
+        || fail "a 1 s slower auto side not reported slower"
+    if grep -q "^calls on the GPU *0 *0 " out; then
+        grep -q "not a GPU effect" out || fail "no GPU call, yet the difference is not said to be no GPU effect"
+    fi
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 2 -- sh -c "$slow" "$TB_CALLS" cpu >out 2>err || fail "exit status $?"
+    verdict_ok out || fail "verdict (slow cpu)"
+    grep -q "^auto against cpu: faster, [0-9.]*x (the ranges of 2 runs do not overlap)" out || fail "a 1 s slower cpu side did not make auto faster"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 1 -- "$TB_CALLS" --calls 4 >out 2>err || fail "exit status $?"
+    grep -q "^auto against cpu: one run each, no spread" out || fail "--repeat 1 judged a difference"
+    [ -z "$(ls -A "$W/tmp")" ] || fail "left behind in TMPDIR: $(ls -A "$W/tmp")"
+    pass ;;
+ab-cleanup)
+    say "proves: 'tiledblas ab' leaves nothing in TMPDIR: after a good run, a failing"
+    say "command, one that cannot be started, an unwritable --log, a child of CMD that"
+    say "writes its statistics after CMD exited, and SIGTERM in the middle of a run"
+    mkdir -p "$W/tmp"
+    empty() { [ -z "$(ls -A "$W/tmp")" ] || fail "after $1, left in TMPDIR: $(ls -A "$W/tmp")"; }
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 1 -- "$TB_CALLS" --calls 4 >out 2>err || fail "exit status $?"
+    empty "a good run"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 1 -- sh -c 'echo boom; exit 3' >out 2>err
+    [ $? = 1 ] && grep -q boom err || fail "a failing command: status or its output not shown"
+    empty "a failing command"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 1 -- "$W/no-such-program" >out 2>err
+    [ $? = 1 ] || fail "a command that cannot start: not status 1"
+    empty "a command that cannot start"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --log "$W/no-dir/ab.log" -- "$TB_CALLS" >out 2>err
+    [ $? = 1 ] && grep -q "cannot write the log" err || fail "an unwritable --log: not refused"
+    empty "an unwritable --log"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 2 -- sh -c '("$0" --calls 2 >/dev/null; sleep 0) & exit 0' "$TB_CALLS" >out 2>err \
+        || fail "a command with a late child: exit status $?"
+    sleep 1
+    empty "a command whose child wrote late"
+    TMPDIR="$W/tmp" "$TB_TOOL" ab --repeat 2 -- sh -c 'sleep 2' >out 2>err &
+    ab=$!
+    sleep 0.7
+    [ -n "$(ls -A "$W/tmp")" ] || fail "no private directory while ab runs (the test proves nothing)"
+    kill -TERM $ab
+    wait $ab
+    rc=$?
+    [ $rc = 143 ] || fail "SIGTERM: ab exited $rc, not 143"
+    sleep 2
+    empty "SIGTERM"
+    pass ;;
+demo-ab)
+    say "proves: scripts/demo.sh (a fast size, 2 rounds, the build tree given) warms"
+    say "up both sides, alternates A and B, shows one loss per step that falls, says"
+    say "'identical' for bit-identical results, and on a machine without a GPU says"
+    say "so on its first line and claims no speed-up; it leaves nothing in TMPDIR"
+    mkdir -p "$W/tmp"
+    TMPDIR="$W/tmp" bash "$TB_SRC/scripts/demo.sh" --build "$TB_BUILD" --rounds 2 \
+        --batch 96 --in 64 --hidden 128 --out 32 --steps 4 >out 2>err || fail "exit status $?"
+    cat out
+    [ "$(grep -c '^   round [12]: A [0-9.]* s   B [0-9.]* s$' out)" = 2 ] || fail "not 2 rounds of A then B"
+    grep -q "one untimed run of each side, then 2 rounds of A, B" out || fail "no warm-up of each side"
+    "$TB_PY" - out <<'PY' || fail "loss table"
+import re, sys
+rows = re.findall(r"^   ([0-9]+) +([0-9.]+) +([0-9.]+)$", open(sys.argv[1]).read(), re.M)
+assert [int(r[0]) for r in rows] == [0, 1, 2, 3], rows
+a = [float(r[1]) for r in rows]
+assert all(x > y for x, y in zip(a, a[1:])), ("loss does not fall at every step", a)
+print("loss A:", a, "B:", [float(r[2]) for r in rows])
+PY
+    if "$TB_BUILD/tests/gpu_probe" >/dev/null 2>&1; then
+        say "a GPU is present: the no-GPU wording is not checked"
+    else
+        head -1 out | grep -q "^no GPU: " || fail "the first line does not say there is no GPU"
+        grep -q "^   results       identical: final loss " out || fail "results not 'identical'"
+        grep -q "^   sgemm calls   B: 0 on the GPU, 21 on the CPU BLAS; by reason: cpu:small x21$" out \
+            || fail "not 21 calls, all on the CPU BLAS and named by reason"
+        grep -q "^   verdict       no GPU: both sides ran on OpenBLAS" out || fail "no-GPU verdict"
+        grep -qi "speed-\?up [0-9]\|speedup [0-9]" out && fail "a speed-up claimed with no GPU"
+    fi
+    [ -z "$(ls -A "$W/tmp")" ] || fail "left behind in TMPDIR: $(ls -A "$W/tmp")"
+    say "--help answers without building or running anything"
+    TMPDIR="$W/tmp" bash "$TB_SRC/scripts/demo.sh" --help --build "$W/no-such-build" >out 2>err || fail "--help: status $?"
+    grep -q "^usage: scripts/demo.sh" out || fail "--help: no usage"
+    grep -q "^==\|^no GPU" out && fail "--help ran the demo"
+    [ -z "$(ls -A "$W/tmp")" ] || fail "--help wrote to TMPDIR"
+    pass ;;
+mlp-converge)
+    say "proves: examples/mlp_train trains at both sizes the demo picks (scripts/demo.sh"
+    say "--sizes: with and without a GPU), on OpenBLAS alone: the loss falls at every"
+    say "step and ends below half its start; --help answers, bad usage exits 2"
+    "$TB_BUILD/examples/mlp_train" --help >out 2>err && grep -q "^usage: mlp_train" out || fail "--help"
+    "$TB_BUILD/examples/mlp_train" --batch 0 >out 2>err; [ $? = 2 ] || fail "--batch 0 not refused"
+    "$TB_BUILD/examples/mlp_train" --bogus 1 >out 2>err; [ $? = 2 ] || fail "unknown option not refused"
+    bash "$TB_SRC/scripts/demo.sh" --sizes >sizes 2>err || fail "demo.sh --sizes failed"
+    [ "$(wc -l <sizes)" = 2 ] || fail "demo.sh --sizes does not give two sizes"
+    while read -r which args; do
+        "$TB_BUILD/examples/mlp_train" $args >out 2>err || fail "mlp_train $args: status $?"
+        "$TB_PY" - out "$which" <<'PY' || fail "mlp_train $args does not train"
+import re, sys
+t = open(sys.argv[1]).read()
+loss = [float(x) for x in re.findall(r"^step [0-9]+: loss ([0-9.e+-]+|nan|inf)$", t, re.M)]
+assert len(loss) >= 3, loss
+assert all(x > y for x, y in zip(loss, loss[1:])), ("loss does not fall at every step", loss)
+assert loss[-1] < 0.5 * loss[0], ("loss ends above half its start", loss)
+print(sys.argv[2], "loss per step:", " ".join("%.6f" % x for x in loss))
+PY
+    done <sizes
+    pass ;;
 usage)
     say "proves: bad usage anywhere exits 2 with a message naming the problem"
     check() { want=$1; shift; "$TB_TOOL" "$@" >out 2>err; rc=$?; [ $rc = 2 ] || fail "'$*': status $rc"; grep -q -- "$want" err || fail "'$*': no '$want'"; }
@@ -279,6 +421,8 @@ usage)
     check "--verbose wants" run --verbose 9 -- true
     check "unknown option '--bogus'" run --bogus -- true
     check "--runs wants" ab --runs 0 -- true
+    check "--repeat wants" ab --repeat 65 -- true
+    check "--repeat wants" ab --repeat -- true
     check "no command given" ab
     check "bad --sizes" bench --sizes 12,abc
     check "bad --shapes" bench --shapes 12x3
