@@ -30,7 +30,7 @@ static const char tb_usage[] =
     "commands:\n"
     "  run    [--mode M] [--stats[=FILE]] [--trace FILE] [--verbose N] -- CMD ...\n"
     "         run CMD with libtiledblas preloaded\n"
-    "  ab     [--runs N] [--log FILE] -- CMD ...\n"
+    "  ab     [--repeat N] [--log FILE] -- CMD ...\n"
     "         run CMD on the CPU BLAS, in auto mode and in verify mode; compare\n"
     "  info   the library, the CPU BLAS it forwards to, the GPU, the settings\n"
     "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--csv F] [--plot F]\n"
