@@ -1,10 +1,13 @@
 #!/bin/bash
-# scripts/setup.sh - installs what building and testing libtiledblas needs on
-# a fresh Debian machine (apt packages; the CUDA toolkit is expected in
-# /usr/local/cuda) and builds into ./build. Safe to run again.
+# scripts/setup.sh - installs what building libtiledblas and running the demo
+# need on a fresh Debian machine (apt packages; the CUDA toolkit is expected
+# in /usr/local/cuda) and builds into ./build. The test tools are
+# scripts/test.sh's to install. Safe to run again.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-pkgs="cmake ninja-build gcc libopenblas-dev libblas-test liblapack-test python3 python3-numpy octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core"
+# g++: nvcc's host compiler (it also brings libc6-dev). python3: configuring
+# the build needs it (the tool tests' interpreter).
+pkgs="cmake ninja-build gcc g++ libopenblas-dev python3"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

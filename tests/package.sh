@@ -1,0 +1,173 @@
+#!/bin/sh
+# tests/package.sh BUILD_DIR - the install and the Debian package as a user
+# gets them: `cmake --install` into a fresh prefix (files, SONAME links, no
+# build paths), programs built against it with pkg-config and with
+# find_package(tiledblas), a BLAS program under LD_PRELOAD of the installed
+# library, and the .deb made by cpack, unpacked with dpkg-deb -x (never
+# installed on this machine) and checked the same way. Exit 0 pass, 1 fail.
+# Needs TB_CMAKE, TB_CPACK, TB_CC, TB_GENERATOR, TB_VERSION, TB_LIBDIR,
+# TB_INCLUDEDIR, TB_BINDIR, TB_DOCDIR (the build's GNUInstallDirs) and
+# TB_SGEMM_CHECK (tests/sgemm_check, an ordinary program linked to OpenBLAS).
+set -u
+build=$(cd "${1:?usage: package.sh BUILD_DIR}" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/tests/lib.sh"
+ver=${TB_VERSION:?} libdir=${TB_LIBDIR:?} incdir=${TB_INCLUDEDIR:?}
+bindir=${TB_BINDIR:?} docdir=${TB_DOCDIR:?} check=${TB_SGEMM_CHECK:?}
+so=libtiledblas.so
+ok() { echo "ok: $*"; }
+
+# The files every install must hold, under root R (a prefix).
+check_tree() { # R WHAT
+    r=$1 what=$2
+    [ -f "$r/$libdir/$so.$ver" ] && [ ! -L "$r/$libdir/$so.$ver" ] || fail "$what: no $libdir/$so.$ver"
+    [ "$(readlink "$r/$libdir/$so.0")" = "$so.$ver" ] || fail "$what: $libdir/$so.0 is not a link to $so.$ver"
+    [ "$(readlink "$r/$libdir/$so")" = "$so.0" ] || fail "$what: $libdir/$so is not a link to $so.0"
+    soname=$(readelf -d "$r/$libdir/$so.$ver" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    [ "$soname" = "$so.0" ] || fail "$what: SONAME is '$soname', not $so.0"
+    cmp -s "$r/$incdir/tiledblas.h" "$src/include/tiledblas.h" || fail "$what: no $incdir/tiledblas.h"
+    [ -x "$r/$bindir/tiledblas" ] || fail "$what: no $bindir/tiledblas"
+    [ -f "$r/$libdir/pkgconfig/tiledblas.pc" ] || fail "$what: no $libdir/pkgconfig/tiledblas.pc"
+    for f in tiledblasConfig.cmake tiledblasConfigVersion.cmake tiledblasTargets.cmake; do
+        [ -f "$r/$libdir/cmake/tiledblas/$f" ] || fail "$what: no $libdir/cmake/tiledblas/$f"
+    done
+    cmp -s "$r/$docdir/LICENSE" "$src/LICENSE" || fail "$what: no $docdir/LICENSE"
+    grep -q 'BSD 3-Clause' "$r/$docdir/LICENSE" || fail "$what: LICENSE is not BSD-3-Clause"
+    # Nothing installed points back into the build or source tree.
+    leak=$(grep -rlF -e "$build" -e "$src" "$r/$libdir/pkgconfig" "$r/$libdir/cmake" || true)
+    [ -z "$leak" ] || fail "$what: build or source paths in $leak"
+    for f in "$r/$libdir/$so.$ver" "$r/$bindir/tiledblas"; do
+        readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -qF -e "$build" -e "$src" && fail "$what: $f has a build RPATH"
+    done
+    ok "$what: library $so.$ver with links $so.0 and $so (SONAME $so.0), header, command, .pc, CMake config, LICENSE"
+}
+
+# A BLAS program under LD_PRELOAD=$1: right results, and every call seen by
+# the preloaded library (one decision line each at TILEDBLAS_VERBOSE=2).
+check_preload() { # PRELOAD WHAT [VAR=VALUE ...]
+    pl=$1 what=$2; shift 2
+    env "$@" LD_PRELOAD="$pl" TILEDBLAS_VERBOSE=2 "$check" --calls 40 >"$tmp/pre.out" 2>"$tmp/pre.err" \
+        || fail "$what: sgemm_check fails under LD_PRELOAD=$pl: $(grep -v ' -> ' "$tmp/pre.err" | head -3)"
+    n=$(grep -c '^tiledblas: sgemm.* -> \(gpu\|cpu\) ' "$tmp/pre.err" || true)
+    [ "$n" = 40 ] || fail "$what: $n decision lines for 40 calls under LD_PRELOAD=$pl: $(head -3 "$tmp/pre.err")"
+    ok "$what: sgemm_check under LD_PRELOAD=$pl: 40 calls intercepted, results right"
+}
+
+# The installed command finds the installed library (next to it, ../$libdir).
+check_command() { # R WHAT
+    "$1/$bindir/tiledblas" run --verbose 2 -- "$check" --calls 5 >/dev/null 2>"$tmp/run.err" \
+        || fail "$2: tiledblas run fails: $(head -3 "$tmp/run.err")"
+    n=$(grep -c '^tiledblas: sgemm.* -> ' "$tmp/run.err" || true)
+    [ "$n" = 5 ] || fail "$2: tiledblas run: $n decision lines for 5 calls: $(head -3 "$tmp/run.err")"
+    "$1/$bindir/tiledblas" info >"$tmp/info" 2>&1 || fail "$2: tiledblas info fails: $(head -3 "$tmp/info")"
+    grep -qF "$(readlink -f "$1/$libdir/$so.$ver")" "$tmp/info" \
+        || grep -qF "$1/$libdir/$so" "$tmp/info" || fail "$2: tiledblas info does not name the installed library: $(head -5 "$tmp/info")"
+    ok "$2: $bindir/tiledblas run and info use $libdir/$so.0"
+}
+
+# A program of the C API, to build against the install.
+cat >"$tmp/use.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <tiledblas.h>
+int main(void)
+{
+    float x = 0;
+    Dl_info info;
+    if (strcmp(tiledblas_version(), TILEDBLAS_VERSION) != 0) return 1;
+    /* An illegal argument is refused (argument 1) before any GPU work. */
+    if (tiledblas_sgemm_device('X', 'N', 1, 1, 1, 1.0f, &x, 1, &x, 1, 0.0f, &x, 1, NULL) != 1) return 2;
+    if (!dladdr((void *)tiledblas_version, &info) || !info.dli_fname) return 3;
+    printf("%s %s\n", tiledblas_version(), info.dli_fname);
+    return 0;
+}
+EOF
+# Runs the program PROG built against prefix P: it must report the version and
+# the library of that prefix.
+check_use() { # PROG P WHAT
+    out=$(LD_LIBRARY_PATH="$2/$libdir" "$1") || fail "$3: the program fails (exit $?)"
+    [ "${out%% *}" = "$ver" ] || fail "$3: version '${out%% *}', not $ver"
+    [ "$(readlink -f "${out#* }")" = "$(readlink -f "$2/$libdir/$so.$ver")" ] \
+        || fail "$3: the program loaded ${out#* }, not the installed library"
+    ok "$3: built, runs, loads $libdir/$so.0"
+}
+
+# 1. cmake --install into a fresh prefix.
+p=$tmp/prefix
+"${TB_CMAKE:?}" --install "$build" --prefix "$p" >"$tmp/install.log" 2>&1 || fail "cmake --install: $(tail -5 "$tmp/install.log")"
+check_tree "$p" "cmake --install --prefix"
+grep -qx "prefix=$p" "$p/$libdir/pkgconfig/tiledblas.pc" || fail "tiledblas.pc does not say prefix=$p: $(grep prefix= "$p/$libdir/pkgconfig/tiledblas.pc")"
+
+# 2. pkg-config.
+if command -v pkg-config >/dev/null 2>&1; then
+    export PKG_CONFIG_PATH="$p/$libdir/pkgconfig"
+    [ "$(pkg-config --modversion tiledblas)" = "$ver" ] || fail "pkg-config --modversion tiledblas is not $ver"
+    flags=$(pkg-config --cflags --libs tiledblas) || fail "pkg-config --cflags --libs tiledblas fails"
+    # shellcheck disable=SC2086
+    "${TB_CC:?}" -o "$tmp/use_pc" "$tmp/use.c" $flags 2>"$tmp/cc.err" || fail "cc use.c $flags: $(head -5 "$tmp/cc.err")"
+    check_use "$tmp/use_pc" "$p" "pkg-config ($flags)"
+    unset PKG_CONFIG_PATH
+else
+    fail "pkg-config not found (scripts/test.sh installs it)"
+fi
+
+# 3. find_package(tiledblas): a version above the installed one is refused.
+mkdir "$tmp/cm"
+cp "$tmp/use.c" "$tmp/cm/use.c"
+cat >"$tmp/cm/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.16)
+project(use_tiledblas C)
+find_package(tiledblas 99 QUIET)
+if(tiledblas_FOUND)
+  message(FATAL_ERROR "find_package(tiledblas 99) accepted version \${tiledblas_VERSION}")
+endif()
+find_package(tiledblas $ver EXACT REQUIRED)
+add_executable(use use.c)
+target_link_libraries(use PRIVATE tiledblas::tiledblas)
+EOF
+"$TB_CMAKE" -S "$tmp/cm" -B "$tmp/cm/build" -G "${TB_GENERATOR:?}" -DCMAKE_C_COMPILER="$TB_CC" \
+    -DCMAKE_PREFIX_PATH="$p" >"$tmp/cm.log" 2>&1 || fail "find_package project: $(tail -8 "$tmp/cm.log")"
+"$TB_CMAKE" --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1 || fail "find_package project build: $(tail -8 "$tmp/cm.log")"
+check_use "$tmp/cm/build/use" "$p" "find_package(tiledblas) + tiledblas::tiledblas"
+
+# 4. A BLAS program under the installed library, and the installed command.
+check_preload "$p/$libdir/$so.0" "cmake --install"
+check_command "$p" "cmake --install"
+
+# 5. The Debian package, unpacked (never installed here).
+if ! command -v dpkg-deb >/dev/null 2>&1; then
+    echo "SKIP (part): dpkg-deb not found: the .deb is neither built nor checked"
+    pass "install, pkg-config, find_package and preload checked (the .deb skipped)"
+fi
+"${TB_CPACK:?}" -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/deb" >"$tmp/cpack.log" 2>&1 \
+    || fail "cpack -G DEB: $(tail -8 "$tmp/cpack.log")"
+deb=$(ls "$tmp"/deb/libtiledblas_"$ver"_*.deb 2>/dev/null | head -1)
+[ -f "$deb" ] || fail "cpack made no libtiledblas_${ver}_<arch>.deb: $(ls "$tmp/deb")"
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = libtiledblas ] || fail "Package: $(field Package)"
+[ "$(field Version)" = "$ver" ] || fail "Version: $(field Version)"
+[ "$(field Maintainer)" = "libtiledblas authors" ] || fail "Maintainer: $(field Maintainer)"
+field Depends | grep -q '^libc6\b\|[ ,]libc6\b' || fail "Depends has no libc6: '$(field Depends)'"
+dpkg-deb -e "$deb" "$tmp/control" || fail "dpkg-deb -e"
+grep -qx 'activate-noawait ldconfig' "$tmp/control/triggers" 2>/dev/null \
+    || fail "the package has no ldconfig trigger: $(cat "$tmp/control/triggers" 2>&1)"
+outside=$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '^\./$' | grep -v '^\./usr/' || true)
+[ -z "$outside" ] || fail "files outside /usr: $outside"
+dpkg-deb -x "$deb" "$tmp/x" || fail "dpkg-deb -x"
+check_tree "$tmp/x/usr" ".deb ($(basename "$deb"), Depends: $(field Depends))"
+grep -qx "prefix=/usr" "$tmp/x/usr/$libdir/pkgconfig/tiledblas.pc" || fail ".deb: tiledblas.pc does not say prefix=/usr"
+# /usr/$libdir must be a directory the loader searches (built in, or in
+# ld.so.conf, which the ldconfig trigger reads), so that the name alone works.
+interp=$(readelf -l "$check" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+dirs=$({ "$interp" --help 2>/dev/null | sed -n 's/^ *\(\/[^ ]*\) (system search path)$/\1/p'
+         cat /etc/ld.so.conf /etc/ld.so.conf.d/*.conf 2>/dev/null | grep '^/'; } | sed 's,/*$,,')
+printf '%s\n' "$dirs" | grep -qx "/usr/$libdir" || fail ".deb: /usr/$libdir is not in the loader's search path ($(echo $dirs))"
+ok ".deb: /usr/$libdir is in the loader's search path"
+# By name, as a user writes it once the package is installed; the unpacked
+# directory stands in for /usr/$libdir.
+check_preload "$so.0" ".deb, by name" LD_LIBRARY_PATH="$tmp/x/usr/$libdir"
+check_preload "$tmp/x/usr/$libdir/$so.0" ".deb"
+check_command "$tmp/x/usr" ".deb"
+pass "install, pkg-config, find_package, preload and the .deb checked"
