@@ -1,6 +1,7 @@
 /* shim/realblas.c - finds the real BLAS behind us: the entry points that the
  * program loaded (dlsym RTLD_NEXT), else those of the library named by
- * TILEDBLAS_CPU_BLAS. Resolved once, thread-safely; never links a BLAS and
+ * TILEDBLAS_CPU_BLAS; with neither, calls run on the built-in CPU GEMM
+ * (src/cpugemm.c). Resolved once, thread-safely; never links a BLAS and
  * never returns one of our own entry points. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
@@ -31,6 +32,12 @@ typedef void (*tb_fortran_sgemm_fn)(const char *, const char *, const int *, con
 TB_REAL_SYMBOLS(TB_DECLARE)
 static const char *tb_real_path = "none";
 static pthread_once_t tb_real_once = PTHREAD_ONCE_INIT;
+/* What became of TILEDBLAS_CPU_BLAS when the program loaded no BLAS: why it
+ * could not be opened (dlerror), "" when it was opened, or NULL when it was
+ * never needed or none is configured. */
+static const char *tb_fallback_error;
+static char tb_fallback_error_text[512];
+static int tb_fallback_is_ours;   /* it was opened and is libtiledblas itself */
 
 /* A symbol is ours when it lives in the same object as this function; that
  * happens when TILEDBLAS_CPU_BLAS names libtiledblas itself. */
@@ -78,13 +85,22 @@ static void *tb_lookup(const char *name, void **fallback, const char **fallback_
     /* None loaded at all: open the configured one (none under secure
      * execution, where no library is loaded from the environment). */
     const char *configured = tb_settings_get()->cpu_blas;
-    if (!*fallback && !*fallback_error) {
-        *fallback = configured ? dlopen(configured, RTLD_NOW | RTLD_LOCAL) : NULL;
-        if (!*fallback)
-            *fallback_error = configured ? dlerror() : "none configured";
+    if (!*fallback && !*fallback_error && configured) {
+        *fallback = dlopen(configured, RTLD_NOW | RTLD_LOCAL);
+        if (*fallback) {
+            *fallback_error = "";
+        } else {
+            const char *e = dlerror();
+            snprintf(tb_fallback_error_text, sizeof tb_fallback_error_text, "%s", e ? e : "?");
+            *fallback_error = tb_fallback_error_text;
+        }
     }
     sym = *fallback ? dlsym(*fallback, name) : NULL;
-    return (sym && !tb_is_ours(sym)) ? sym : NULL;
+    if (sym && tb_is_ours(sym)) {
+        tb_fallback_is_ours = 1;
+        sym = NULL;
+    }
+    return sym;
 }
 
 static void tb_resolve(void)
@@ -93,23 +109,31 @@ static void tb_resolve(void)
     const char *error = NULL;
 #define TB_RESOLVE(name, type) tb_real_##name = (type)tb_lookup(#name, &fallback, &error);
     TB_REAL_SYMBOLS(TB_RESOLVE)
+    tb_fallback_error = error;
     Dl_info info;
     void *any = tb_real_cblas_sgemm ? (void *)tb_real_cblas_sgemm : (void *)tb_real_sgemm_;
     if (any && dladdr(any, &info) && info.dli_fname)
         tb_real_path = info.dli_fname;
 }
 
-static void tb_no_blas(const char *name)
+/* Once, when a call first runs on the built-in GEMM: what was looked for. */
+static void tb_no_blas(void)
 {
+    static const char looked[] = "no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_";
+    static const char builtin[] = "calls run on the built-in CPU GEMM (single-threaded, slow)";
     const char *configured = tb_settings_get()->cpu_blas;
-    if (configured)
-        tb_warn_once(TB_ONCE_NO_CPU_BLAS,
-                     "no CPU BLAS found: the program loaded no %s and %s='%s' has none; "
-                     "CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS, configured);
+    if (!configured)
+        tb_warn_once(TB_ONCE_NO_CPU_BLAS, "%s, and under secure execution no library is loaded "
+                     "from %s; %s", looked, TB_ENV_CPU_BLAS, builtin);
+    else if (tb_fallback_error && *tb_fallback_error)
+        tb_warn_once(TB_ONCE_NO_CPU_BLAS, "%s, and %s='%s' could not be opened (%s); %s", looked,
+                     TB_ENV_CPU_BLAS, configured, tb_fallback_error, builtin);
+    else if (tb_fallback_is_ours)
+        tb_warn_once(TB_ONCE_NO_CPU_BLAS, "%s, and %s='%s' is libtiledblas itself; %s", looked,
+                     TB_ENV_CPU_BLAS, configured, builtin);
     else
-        tb_warn_once(TB_ONCE_NO_CPU_BLAS,
-                     "no CPU BLAS found: the program loaded no %s (and under secure execution "
-                     "none is loaded from %s); CPU-routed calls do nothing", name, TB_ENV_CPU_BLAS);
+        tb_warn_once(TB_ONCE_NO_CPU_BLAS, "%s, and %s='%s' has neither; %s", looked,
+                     TB_ENV_CPU_BLAS, configured, builtin);
 }
 
 tb_cblas_fn tb_real_cblas(void)
@@ -133,28 +157,11 @@ int tb_inside_real_blas(void)
     return tb_depth;
 }
 
-static void tb_forward_now(const tb_call *c)
+/* A row-major problem on the real cblas_sgemm, else the real sgemm_, else
+ * the built-in GEMM. */
+static void tb_run_problem(const tb_problem *p)
 {
-    if (c->api == TB_API_CBLAS) {
-        if (tb_real_cblas_sgemm)
-            tb_real_cblas_sgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
-                                c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
-        else
-            tb_no_blas("cblas_sgemm");
-        return;
-    }
-    if (tb_real_sgemm_)
-        tb_real_sgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &c->alpha, c->A, &c->lda,
-                       c->B, &c->ldb, &c->beta, c->C, &c->ldc, 1, 1);
-    else
-        tb_no_blas("sgemm_");
-}
-
-void tb_forward_problem(const tb_problem *p)
-{
-    pthread_once(&tb_real_once, tb_resolve);
     int m = p->m, n = p->n, k = p->k, lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-    tb_depth++;
     if (tb_real_cblas_sgemm) {
         tb_real_cblas_sgemm(TB_ROW_MAJOR, p->transa ? TB_TRANS : TB_NO_TRANS,
                             p->transb ? TB_TRANS : TB_NO_TRANS, m, n, k, p->alpha,
@@ -165,8 +172,40 @@ void tb_forward_problem(const tb_problem *p)
         tb_real_sgemm_(tb, ta, &n, &m, &k, &p->alpha, p->B, &ldb, p->A, &lda, &p->beta,
                        p->C, &ldc, 1, 1);
     } else {
-        tb_no_blas("cblas_sgemm or sgemm_");
+        tb_no_blas();
+        tb_cpu_gemm(p);
     }
+}
+
+/* The caller's own entry point is missing: the call is checked as the BLAS
+ * would check it (an illegal one is reported in the BLAS's words, C left
+ * as it is) and runs on the other entry point or the built-in GEMM. */
+static void tb_forward_elsewhere(const tb_call *c)
+{
+    tb_problem p;
+    if (!tb_real_cblas_sgemm && !tb_real_sgemm_)
+        tb_no_blas();
+    if (tb_cpu_gemm_check(c, &p) == 0)
+        tb_run_problem(&p);
+}
+
+static void tb_forward_now(const tb_call *c)
+{
+    if (c->api == TB_API_CBLAS && tb_real_cblas_sgemm)
+        tb_real_cblas_sgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
+                            c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
+    else if (c->api == TB_API_FORTRAN && tb_real_sgemm_)
+        tb_real_sgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &c->alpha, c->A, &c->lda,
+                       c->B, &c->ldb, &c->beta, c->C, &c->ldc, 1, 1);
+    else
+        tb_forward_elsewhere(c);
+}
+
+void tb_forward_problem(const tb_problem *p)
+{
+    pthread_once(&tb_real_once, tb_resolve);
+    tb_depth++;
+    tb_run_problem(p);
     tb_depth--;
 }
 
@@ -199,7 +238,8 @@ int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen)
     const char *path = tb_real_blas_path();
     warn[0] = '\0';
     if (!path || strcmp(path, "none") == 0) {
-        snprintf(buf, len, "none (no cblas_sgemm found; see %s)", TB_ENV_CPU_BLAS);
+        snprintf(buf, len, "none: the built-in CPU GEMM, single-threaded (no cblas_sgemm or "
+                 "sgemm_ found; see %s)", TB_ENV_CPU_BLAS);
         return 0;
     }
     /* The library that gave us cblas_sgemm is loaded: RTLD_NOLOAD only

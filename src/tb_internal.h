@@ -408,6 +408,20 @@ TB_HIDDEN const char *tb_real_blas_path(void);
  * when the library was identified. */
 TB_HIDDEN int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen);
 
+/* ---- Functions in cpugemm.c: the built-in CPU GEMM, used by realblas.c
+ * when no CPU BLAS can be found ---- */
+/* Computes the row-major problem on this thread, cache-blocked. Reads no C
+ * when beta is 0, no A or B when alpha or k is 0; does nothing when m or n
+ * is 0. */
+TB_HIDDEN void tb_cpu_gemm(const tb_problem *p);
+/* Checks the caller's call as the BLAS does: when an argument is illegal,
+ * writes the BLAS's report on stderr (" ** On entry to SGEMM  parameter
+ * number  8 had an illegal value" for sgemm_, the reference CBLAS's
+ * "Parameter 9 to routine cblas_sgemm  was incorrect" for cblas_sgemm) and
+ * returns -1; otherwise fills *p with the call as a row-major problem and
+ * returns 0. */
+TB_HIDDEN int tb_cpu_gemm_check(const tb_call *c, tb_problem *p);
+
 /* ---- Functions in pool.c: worker threads for host-side copies ---- */
 typedef void (*tb_pool_fn)(void *arg, int part, int parts);
 /* Runs fn(arg, i, parts) for i in 0..parts-1 on the pool and the caller;

@@ -300,6 +300,39 @@ gpu-full)
     TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 pre "$bin/gpu_full" >"$tmp/out" 2>&1 || fail "$(tail -4 "$tmp/out")"
     cat "$tmp/out"
     pass "right with the GPU nearly full" ;;
+no-blas)
+    # No BLAS anywhere: a program linked to the library alone, and one with
+    # none run under the preload, TILEDBLAS_CPU_BLAS naming a library that is
+    # not there. Every call is right (the built-in CPU GEMM), one warning
+    # says what was looked for, illegal calls are reported in the BLAS's
+    # words and leave C as it was; silent at TILEDBLAS_VERBOSE=0.
+    ldd "$bin/no_blas" | grep -i blas | grep -v tiledblas && fail "no_blas loads a BLAS"
+    none=libtiledblas-test-no-such-blas.so.0
+    want="tiledblas: no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_, and TILEDBLAS_CPU_BLAS='$none' could not be opened ($none: cannot open shared object file: No such file or directory); calls run on the built-in CPU GEMM (single-threaded, slow)"
+    one_warning() {   # $1: stderr file, $2: the line it must be
+        [ "$(wc -l <"$1")" = 1 ] && [ "$(head -1 "$1")" = "$2" ] ||
+            fail "not the one warning: $(head -5 "$1")"
+    }
+    TILEDBLAS_CPU_BLAS=$none "$bin/no_blas" >"$tmp/out" 2>"$tmp/err" || fail "linked: $(tail -5 "$tmp/out")"
+    cat "$tmp/out"
+    one_warning "$tmp/err" "$want"
+    rc=0; "$bin/no_blas_dl" >"$tmp/out" 2>&1 || rc=$?
+    [ $rc = 2 ] || fail "no_blas_dl found an sgemm without the preload (exit $rc): $(cat "$tmp/out")"
+    TILEDBLAS_CPU_BLAS=$none pre "$bin/no_blas_dl" 300 small >"$tmp/out" 2>"$tmp/err" ||
+        fail "preloaded: $(tail -5 "$tmp/out")"
+    one_warning "$tmp/err" "$want"
+    TILEDBLAS_CPU_BLAS=$none "$bin/no_blas" illegal >"$tmp/out" 2>"$tmp/err" || fail "illegal: $(cat "$tmp/out")"
+    cat "$tmp/out"
+    one_warning "$tmp/err" "$want"
+    TILEDBLAS_CPU_BLAS=libm.so.6 "$bin/no_blas" 50 small >"$tmp/out" 2>"$tmp/err" || fail "libm: $(tail -5 "$tmp/out")"
+    one_warning "$tmp/err" "${want%%, and *}, and TILEDBLAS_CPU_BLAS='libm.so.6' has neither; calls run on the built-in CPU GEMM (single-threaded, slow)"
+    for mode in auto cpu gpu verify; do
+        TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=0 TILEDBLAS_CPU_BLAS=$none pre "$bin/no_blas_dl" 100 small \
+            >"$tmp/out" 2>"$tmp/err" || fail "mode $mode: $(tail -5 "$tmp/out")"
+        # (verify mode's report at exit is written whatever the verbosity)
+        [ $mode = verify ] || [ ! -s "$tmp/err" ] || fail "mode $mode, TILEDBLAS_VERBOSE=0: $(head -3 "$tmp/err")"
+    done
+    pass "no BLAS: every call right, linked and preloaded, in every mode; one warning; illegal calls reported as the BLAS does" ;;
 *)
     echo "unknown case $case_name"; exit 2 ;;
 esac
