@@ -1,15 +1,19 @@
 /* kernels/registry.c - the list of kernels the dispatcher may choose from,
- * in the order of the progression (docs/kernels.md). Adding a kernel means
- * adding its launcher here; nothing else in src/ names a kernel. */
+ * in the order of the progression (docs/kernels.md), each with what it
+ * needs of the GPU, and the choice among those that fit the device. Adding
+ * a kernel means adding its launcher here; nothing else in src/ names one. */
 #include "tb_kernels.h"
 #include <string.h>
 
-#define TB_SMS_MAX_DEV 64
-static int tb_sms[TB_SMS_MAX_DEV];
+#define TB_MAX_DEV 64
+static int tb_sms[TB_MAX_DEV];
+/* Compute capability (major * 10 + minor, 0: not asked yet) and opt-in
+ * shared memory per block of each device; cc is stored last. */
+static int tb_cc[TB_MAX_DEV], tb_smem_optin[TB_MAX_DEV];
 
 int tb_device_sms(int dev)
 {
-    const int cached = dev >= 0 && dev < TB_SMS_MAX_DEV;
+    const int cached = dev >= 0 && dev < TB_MAX_DEV;
     int sms = cached ? __atomic_load_n(&tb_sms[dev], __ATOMIC_RELAXED) : 0;
     if (sms == 0) {
         if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
@@ -22,36 +26,86 @@ int tb_device_sms(int dev)
     return sms;
 }
 
+int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
+{
+    const int cached = dev >= 0 && dev < TB_MAX_DEV;
+    int cc = cached ? __atomic_load_n(&tb_cc[dev], __ATOMIC_ACQUIRE) : 0, smem = 0;
+    if (cc) {
+        smem = __atomic_load_n(&tb_smem_optin[dev], __ATOMIC_RELAXED);
+    } else {
+        int ma = 0, mi = 0;
+        if (cudaDeviceGetAttribute(&ma, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&mi, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+                cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        cc = ma * 10 + mi;
+        if (cached) {
+            __atomic_store_n(&tb_smem_optin[dev], smem, __ATOMIC_RELAXED);
+            __atomic_store_n(&tb_cc[dev], cc, __ATOMIC_RELEASE);
+        }
+    }
+    *major = cc / 10;
+    *minor = cc % 10;
+    *smem_optin = smem;
+    return 1;
+}
+
+/* What the kernels need of the GPU (the last three fields of each entry).
+ * Compute capability: 8.0 for all but wgmma, as mma.sync TF32 and cp.async
+ * need it and the build has no code for older GPUs (CMakeLists.txt); the
+ * wgmma kernels are sm_90a code, which runs on 9.0 only. Shared memory per
+ * block, static (ptxas -v) plus the most dynamic shared memory the launcher
+ * asks for (cudaFuncSetAttribute): */
+#define TB_SMEM_TILED16 2048            /* 2 x 16 x 16 floats                  */
+#define TB_SMEM_REGBLOCK 8448           /* 2 x 8 x (128 + 4) floats            */
+#define TB_SMEM_WARPTILE 33792          /* 2 x 2 x 16 x (128 + 4) floats       */
+/* sgemm_03: STAGES = 4 x (A_SZ + B_SZ) floats, dynamic, largest with
+ * 128-row tiles and the NT layouts, (128 x 36 + 128 x 36) floats; the
+ * 64-row variant takes 4 x (64 x 36 + 128 x 36) floats = 110592 bytes, but
+ * the launcher picks the tile by grid size, not by device, so the kernel
+ * needs the larger. */
+#define TB_SMEM_TF32 147456
+/* sgemm_04: 3 stages of 64 KB + 1 KB for 1024-byte alignment, dynamic,
+ * and 48 bytes of mbarriers, static; wgmma-simple: 48 KB + 1 KB, dynamic. */
+#define TB_SMEM_WGMMA (3 * 65536 + 1024 + 48)
+#define TB_SMEM_WGMMA_SIMPLE (48 * 1024 + 1024)
+
 static const tb_kernel_info tb_kernels[] = {
     {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
-     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0},
+     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_TILED16},
     {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem",
-     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, 0},
+     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_REGBLOCK},
     {"warptile", "warp tiles (64x32), double-buffered smem, one barrier per K slice",
-     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0, 0},
+     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_WARPTILE},
     /* The tensor-core kernels: threads/thread_m/thread_n describe the
      * 128-row variant (the launcher takes 64-row tiles, 128 threads, when
      * 128-row tiles would leave SMs idle). A thread holds 4 accumulators
      * of each of the warp's 4x4 m16n8 tiles; thread_m x thread_n = 8 x 8
      * counts them the way the SIMT kernels do. */
     {"tf32x3", "tensor cores, 3xTF32 error-compensated (fp32 accuracy), 4-stage cp.async",
-     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0},
+     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32},
     {"tf32x3-tcacc", "as tf32x3 but every sum in the tensor-core accumulator (truncating adds)",
-     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0},
+     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32},
     /* Hopper only (compute capability 9.0; supports() says so): wgmma fed
      * by TMA, 128x128 tiles of two consumer warpgroups (64x128 each), one
      * producer warpgroup, persistent grid; thread_m x thread_n counts a
      * consumer thread's 64 accumulators. wgmma-simple: one warpgroup,
      * 64x128 tiles, plain loads, the readable version. */
     {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent",
-     tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1},
+     tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
+     TB_SMEM_WGMMA},
     {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",
-     tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1},
+     tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
+     TB_SMEM_WGMMA},
     {"wgmma-simple", "Hopper wgmma, 3xTF32, one warpgroup, plain loads (step 4a, readable)",
-     tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8, 128, 0, 1},
+     tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8, 128, 0, 1,
+     90, 90, TB_SMEM_WGMMA_SIMPLE},
     /* Plain TF32 is ~150x less accurate than fp32: opt-in by name only. */
     {"tf32-fast", "OPT-IN, NOT fp32-accurate: plain 1xTF32 tensor cores (~1e-4 relative error)",
-     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0},
+     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32},
 };
 
 const tb_kernel_info *tb_kernel_list(int *count)
@@ -103,17 +157,54 @@ int tb_kernel_small(int m, int n, int k)
     return 2.0 * m * (double)n * k <= TB_SEED_MAX_FLOPS;
 }
 
-static const tb_kernel_info *tb_pick(const tb_gemm_args *args, int scratch_ok)
+int tb_kernel_fits(const tb_kernel_info *k, int major, int minor, int smem_optin)
+{
+    const int cc = major * 10 + minor;
+    return cc >= k->cc_min && (k->cc_max == 0 || cc <= k->cc_max) && k->smem <= smem_optin;
+}
+
+int tb_kernel_fits_here(const tb_kernel_info *k)
+{
+    int dev, major, minor, smem;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return tb_device_caps(dev, &major, &minor, &smem) && tb_kernel_fits(k, major, minor, smem);
+}
+
+/* The highest rank among the kernels that fit the GPU, take scratch only
+ * when scratch_ok, and accept args (NULL: their supports() are not asked). */
+static const tb_kernel_info *tb_best(const tb_gemm_args *args, int major, int minor, int smem,
+                                     int scratch_ok)
 {
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n), *best = NULL;
-    if (tb_kernel_small(args->m, args->n, args->k))
-        return &k[0];   /* tiled16: supports every call */
     for (int i = 0; i < n; i++)
-        if ((scratch_ok || !k[i].takes_scratch) && (!k[i].supports || k[i].supports(args)) &&
-            (!best || k[i].rank > best->rank))
+        if (tb_kernel_fits(&k[i], major, minor, smem) && (scratch_ok || !k[i].takes_scratch) &&
+            (!args || !k[i].supports || k[i].supports(args)) && (!best || k[i].rank > best->rank))
             best = &k[i];
     return best;
+}
+
+const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin)
+{
+    return tb_best(NULL, major, minor, smem_optin, 1);
+}
+
+static const tb_kernel_info *tb_pick(const tb_gemm_args *args, int scratch_ok)
+{
+    int n, dev, major, minor, smem;
+    const tb_kernel_info *k = tb_kernel_list(&n), *best = NULL;
+    if (tb_kernel_small(args->m, args->n, args->k))
+        return &k[0];   /* tiled16: supports every call */
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        cudaGetLastError();
+    else if (tb_device_caps(dev, &major, &minor, &smem))
+        best = tb_best(args, major, minor, smem, scratch_ok);
+    /* Nothing fits (a GPU older than the build, or CUDA cannot say): the
+     * seed kernel, whose launch then fails and the call runs on the CPU. */
+    return best ? best : &k[0];
 }
 
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args)

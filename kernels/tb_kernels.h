@@ -60,6 +60,13 @@ typedef struct tb_kernel_info {
     /* 1: its launcher takes scratch from run.cu's pool for a pre-pass
      * (tb_run_scratch), on top of the caller's buffers. */
     int takes_scratch;
+    /* What it needs of the GPU, which the registry compares with the
+     * device's (tb_kernel_fits): compute capability from cc_min to cc_max
+     * (major * 10 + minor; cc_max 0: no upper limit; arch-specific sm_90a
+     * code runs on 9.0 alone), and smem bytes of shared memory per block,
+     * static plus the most dynamic shared memory its launcher requests. */
+    int cc_min, cc_max;
+    int smem;
 } tb_kernel_info;
 
 /* kernels/registry.c */
@@ -68,13 +75,24 @@ const tb_kernel_info *tb_kernel_by_name(const char *name);
 /* Whether name is one of the comma-separated names in list (NULL: every
  * name is); the kernel benchmark's and tests' --kernels option. */
 int tb_kernel_in_list(const char *name, const char *list);
-/* The preferred kernel that supports args: the seed kernel for a small
- * product (tb_kernel_small), else the highest rank. */
+/* The preferred kernel that supports args on the current device: the seed
+ * kernel for a small product (tb_kernel_small), else the highest rank among
+ * those that fit the device (tb_kernel_fits) and whose supports() accepts
+ * args; the seed kernel when none does or the device cannot be asked. */
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
 /* The same among the kernels that take no scratch of their own (a caller
  * held to a device memory cap). */
 const tb_kernel_info *tb_kernel_pick_no_scratch(const tb_gemm_args *args);
 int tb_kernel_small(int m, int n, int k);
+/* Pure, for tests: whether kernel k can run on a GPU of compute capability
+ * major.minor whose blocks may opt in to smem_optin bytes of shared memory
+ * (cudaDevAttrMaxSharedMemoryPerBlockOptin); and the kernel tb_kernel_pick
+ * prefers for a large product on such a GPU, the kernels' own supports()
+ * aside (NULL: no kernel fits, e.g. a GPU older than the build). */
+int tb_kernel_fits(const tb_kernel_info *k, int major, int minor, int smem_optin);
+const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin);
+/* Whether k fits the current device (0 when CUDA cannot say). */
+int tb_kernel_fits_here(const tb_kernel_info *k);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`
  * (NULL: tb_kernel_pick); for a kernel that wants_aligned, unaligned
@@ -100,6 +118,9 @@ void tb_run_scratch_free(void *p, cudaStream_t stream);
 /* kernels/registry.c: the SM count of device `dev`, asked once per device
  * and kept (0 if CUDA cannot say). The launchers size their grids with it. */
 int tb_device_sms(int dev);
+/* The same for its compute capability and opt-in shared memory per block:
+ * 1 and the values, or 0 if CUDA cannot say. */
+int tb_device_caps(int dev, int *major, int *minor, int *smem_optin);
 
 /* Launchers, one per kernel file. */
 cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);

@@ -6,7 +6,8 @@
 #   scripts/kernel_check.sh build [BUILD]          build only (no GPU needed)
 #   scripts/kernel_check.sh run [BUILD] [OUT]      build if needed, then run
 # Environment: TEST_ARGS (test_kernels options), BENCH_ARGS (bench_kernels
-# options), SAN_KERNELS (kernels under compute-sanitizer).
+# options), SAN_KERNELS (kernels under compute-sanitizer), KERNEL_ARCH (the
+# GPU to build for, default sm_90; the wgmma kernel is always sm_90a).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-run}
@@ -15,7 +16,7 @@ OUT=${3:-${OUT:-$root/kernel-check}}
 mkdir -p "$B" "$OUT"
 
 build() {
-    local flags="-arch=sm_90 -O3 -Xptxas -v -lineinfo -I$root/kernels"
+    local flags="-arch=${KERNEL_ARCH:-sm_90} -O3 -Xptxas -v -lineinfo -I$root/kernels"
     local objs=()
     for f in "$root"/kernels/*.cu; do
         o=$B/$(basename "$f" .cu).o

@@ -1,0 +1,127 @@
+/* tests/kernels/test_registry.c - which kernel the registry gives each GPU
+ * the library is built for, checked without a GPU: the properties of each
+ * (compute capability, opt-in shared memory per block) go into the pure
+ * tb_kernel_fits / tb_kernel_default_on, and the expected default kernel is
+ * written out per GPU, not derived from the registry's own numbers. */
+#include "tb_kernels.h"
+#include <stdio.h>
+#include <string.h>
+
+static int failed, passed;
+
+#define CHECK(cond, ...) do {                                   \
+        if (cond) { passed++; } else {                          \
+            failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__); printf("\n"); }                \
+    } while (0)
+
+#define KIB 1024
+
+/* cudaDevAttrMaxSharedMemoryPerBlockOptin is the SM's largest shared-memory
+ * configuration less the 1 KB the driver reserves per block: 164 KB on 8.0,
+ * 100 KB on 8.6, 8.9 and 12.0, 228 KB on 9.0 and 10.x. */
+static const struct gpu {
+    const char *name;
+    int major, minor, smem_optin;
+    const char *want;          /* the default kernel for a large product */
+} gpus[] = {
+    {"A100", 8, 0, 163 * KIB, "tf32x3"},
+    {"A10", 8, 6, 99 * KIB, "warptile"},
+    {"RTX 3090", 8, 6, 99 * KIB, "warptile"},
+    {"L4", 8, 9, 99 * KIB, "warptile"},
+    {"L40S", 8, 9, 99 * KIB, "warptile"},
+    {"RTX 4090", 8, 9, 99 * KIB, "warptile"},
+    {"H100", 9, 0, 227 * KIB, "wgmma"},
+    {"H200", 9, 0, 227 * KIB, "wgmma"},
+    {"B200", 10, 0, 227 * KIB, "tf32x3"},
+    {"B300", 10, 3, 227 * KIB, "tf32x3"},
+    {"RTX 5090", 12, 0, 99 * KIB, "warptile"},
+};
+#define NGPUS ((int)(sizeof gpus / sizeof gpus[0]))
+
+static int is_wgmma(const tb_kernel_info *k) { return strncmp(k->name, "wgmma", 5) == 0; }
+
+static int is_tf32(const tb_kernel_info *k) { return strncmp(k->name, "tf32", 4) == 0; }
+
+int main(void)
+{
+    int nk;
+    const tb_kernel_info *ks = tb_kernel_list(&nk);
+    const tb_kernel_info *seed = tb_kernel_by_name("tiled16");
+    CHECK(seed == &ks[0], "the seed kernel tiled16 is not the first entry");
+
+    /* Every entry says what it needs, and the largest GPU can run it. */
+    for (int i = 0; i < nk; i++) {
+        const tb_kernel_info *k = &ks[i];
+        CHECK(k->cc_min >= 80, "%s: cc_min %d (the build starts at 8.0)", k->name, k->cc_min);
+        CHECK(k->cc_max == 0 || k->cc_max >= k->cc_min, "%s: cc %d..%d", k->name, k->cc_min,
+              k->cc_max);
+        CHECK(k->smem > 0 && k->smem <= 227 * KIB, "%s: smem %d", k->name, k->smem);
+        /* Over 48 KB per block only as dynamic shared memory, which only
+         * the cp.async and wgmma kernels take. */
+        CHECK(k->smem <= 48 * KIB || is_tf32(k) || is_wgmma(k), "%s: smem %d", k->name, k->smem);
+    }
+
+    printf("%-9s %-5s %-8s %s\n", "GPU", "cc", "smem", "default");
+    for (int g = 0; g < NGPUS; g++) {
+        const struct gpu *G = &gpus[g];
+        const tb_kernel_info *def = tb_kernel_default_on(G->major, G->minor, G->smem_optin);
+        printf("%-9s %d.%-3d %3d KiB  %s\n", G->name, G->major, G->minor, G->smem_optin / KIB,
+               def ? def->name : "(none)");
+        CHECK(def && strcmp(def->name, G->want) == 0, "%s: default %s, want %s", G->name,
+              def ? def->name : "(none)", G->want);
+        CHECK(!def || def->rank >= 0, "%s: default %s is opt-in only", G->name, def->name);
+        CHECK(def && tb_kernel_fits(def, G->major, G->minor, G->smem_optin),
+              "%s: the default does not fit", G->name);
+        CHECK(tb_kernel_fits(seed, G->major, G->minor, G->smem_optin), "%s: no seed kernel",
+              G->name);
+        const int hopper = G->major == 9 && G->minor == 0;
+        /* 144 KiB: the 4-stage pipeline of 128-row tiles. */
+        const int tf32_room = G->smem_optin >= 144 * KIB;
+        for (int i = 0; i < nk; i++) {
+            const tb_kernel_info *k = &ks[i];
+            const int fits = tb_kernel_fits(k, G->major, G->minor, G->smem_optin);
+            if (is_wgmma(k))
+                CHECK(fits == hopper, "%s: %s %s", G->name, k->name, fits ? "fits" : "does not fit");
+            else if (is_tf32(k))
+                CHECK(fits == tf32_room, "%s: %s %s", G->name, k->name,
+                      fits ? "fits" : "does not fit");
+            else
+                CHECK(fits, "%s: %s does not fit", G->name, k->name);
+        }
+    }
+
+    /* The edges: shared memory one byte short of tf32x3's need, a GPU older
+     * than the build, sm_90a code on a later GPU. */
+    const tb_kernel_info *tf32x3 = tb_kernel_by_name("tf32x3");
+    const tb_kernel_info *wgmma = tb_kernel_by_name("wgmma");
+    CHECK(tf32x3 && tb_kernel_fits(tf32x3, 8, 0, tf32x3->smem), "tf32x3 at its exact need");
+    CHECK(tf32x3 && !tb_kernel_fits(tf32x3, 8, 0, tf32x3->smem - 1), "tf32x3 one byte short");
+    const tb_kernel_info *d = tb_kernel_default_on(8, 0, 144 * KIB - 1);
+    CHECK(d && strcmp(d->name, "warptile") == 0, "8.0 with 144 KiB - 1: %s", d ? d->name : "(none)");
+    CHECK(tb_kernel_default_on(7, 5, 64 * KIB) == NULL, "7.5 (T4): a kernel, but no code for it");
+    CHECK(wgmma && !tb_kernel_fits(wgmma, 9, 1, 227 * KIB), "wgmma on 9.1");
+
+    /* A small product takes the seed kernel without asking the device; a
+     * large one, without a device to ask, the seed kernel too, and with one
+     * a kernel that fits it. */
+    tb_gemm_args small = {256, 256, 256, 0, 0, 1.0f, 0.0f, NULL, 256, NULL, 256, NULL, 256};
+    tb_gemm_args large = {4096, 4096, 4096, 0, 0, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096};
+    CHECK(tb_kernel_pick(&small) == seed, "small product: %s", tb_kernel_pick(&small)->name);
+    int dev = -1, major, minor, smem;
+    const int have = cudaGetDevice(&dev) == cudaSuccess && tb_device_caps(dev, &major, &minor, &smem);
+    const tb_kernel_info *p = tb_kernel_pick(&large), *q = tb_kernel_pick_no_scratch(&large);
+    if (have) {
+        printf("this device: %d.%d, %d KiB: picks %s (%s without scratch)\n", major, minor,
+               smem / KIB, p->name, q->name);
+        CHECK(tb_kernel_fits(p, major, minor, smem), "%s does not fit this device", p->name);
+        CHECK(tb_kernel_fits(q, major, minor, smem) && !q->takes_scratch, "%s", q->name);
+        CHECK(tb_kernel_fits_here(p), "%s: tb_kernel_fits_here", p->name);
+    } else {
+        cudaGetLastError();
+        CHECK(p == seed && q == seed, "no device: %s, %s", p->name, q->name);
+        CHECK(!tb_kernel_fits_here(seed), "no device, yet the seed kernel fits");
+    }
+    printf("test_registry: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
