@@ -23,19 +23,22 @@ static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
     return cudaErrorUnknown;
 }
 
-/* TILEDBLAS_KERNEL's kernel, else the best one for the call; under a
- * TILEDBLAS_DEVICE_MEMORY cap none that takes scratch of its own beyond
- * the buffers the cap counts. */
+/* TILEDBLAS_KERNEL's kernel when it fits this GPU and the call, else the
+ * best one for the call; under a TILEDBLAS_DEVICE_MEMORY cap none that
+ * takes scratch of its own beyond the buffers the cap counts. */
 static const tb_kernel_info *tb_choose_kernel(const tb_gemm_args *g, int capped)
 {
     const char *name = tb_settings_get()->kernel;
     if (name) {
         const tb_kernel_info *k = tb_kernel_by_name(name);
-        if (k && (!k->supports || k->supports(g)) && !(capped && k->takes_scratch))
+        if (k && tb_kernel_fits_here(k) && (!k->supports || k->supports(g)) &&
+            !(capped && k->takes_scratch))
             return k;
         tb_warn_once(TB_ONCE_STAGE + TB_STAGE_COUNT, "%s='%s' %s; using the default kernel",
-                     TB_ENV_KERNEL, name, !k ? "is not a kernel" : capped && k->takes_scratch
-                     ? "needs scratch beyond " TB_ENV_DEVICE_MEMORY : "does not support this call");
+                     TB_ENV_KERNEL, name, !k ? "is not a kernel"
+                     : !tb_kernel_fits_here(k) ? "does not fit this GPU"
+                     : capped && k->takes_scratch ? "needs scratch beyond " TB_ENV_DEVICE_MEMORY
+                     : "does not support this call");
     }
     return capped ? tb_kernel_pick_no_scratch(g) : tb_kernel_pick(g);
 }
