@@ -78,9 +78,19 @@ int tb_info_text(char *buf, size_t len)
     tb_say(&t, "  %s=%s\n", TB_ENV_TRACE, tb_or(s->trace, "(off)"));
     tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_TRACE_MAX, s->trace_max / 1048576.0);
     tb_say(&t, "  %s=%ld\n", TB_ENV_VERIFY_EVERY, s->verify_every);
-    tb_say(&t, "  %s=0x%02x (%s)\n", TB_ENV_SCOPE, s->scope,
-           s->scope == TB_SCOPE_ALL ? "every interface, layout and transpose may use the GPU"
-                                    : "only part of the calls may use the GPU");
+    if (s->scope == TB_SCOPE_ALL) {
+        tb_say(&t, "  %s=all (every interface, layout and transpose may use the GPU)\n", TB_ENV_SCOPE);
+    } else {
+        /* The words TILEDBLAS_SCOPE takes, for the bits that are set. */
+        static const char *const words[] = {"cblas", "fortran", "rowmajor", "colmajor",
+                                            "nn", "nt", "tn", "tt"};
+        char list[96] = "";
+        for (unsigned i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (s->scope & (1u << i))
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         list[0] ? "," : "", words[i]);
+        tb_say(&t, "  %s=%s (only these may use the GPU)\n", TB_ENV_SCOPE, list);
+    }
     if (s->device_memory > 0.0)
         tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_DEVICE_MEMORY, s->device_memory / 1048576.0);
     else
