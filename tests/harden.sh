@@ -113,6 +113,11 @@ planted-files)
         [ $? = 1 ] || fail "bench --plot link: not refused"
         grep -q "cannot write $tmp/p/pic.png: a symbolic link" err || fail "bench --plot link: no message: $(tail -2 err)"
     fi
+    # animate --svg/--html LINK are refused too.
+    ln -s "$tmp/p/victim" pic.svg
+    limited "$TB_TOOL" animate --m 33 --n 17 --k 5 --svg "$tmp/p/pic.svg" >out 2>err
+    [ $? = 1 ] || fail "animate --svg link: not refused"
+    grep -q "cannot write $tmp/p/pic.svg: a symbolic link" err || fail "animate --svg link: no message: $(tail -2 err)"
     [ "$(cat victim)" = precious ] || fail "a link's target was written: $(head -c 200 victim)"
     # Nothing left in TMPDIR (the stats files, CMD's log, the plot's CSV).
     mkdir "$tmp/t"

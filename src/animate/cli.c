@@ -3,11 +3,13 @@
  * kernel and write the SVG and/or HTML. Kernels come in as a table, so this
  * file does not depend on libtiledblas (cmd.c supplies the real table). */
 #include "animate.h"
+#include "tb_files.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char tb_usage[] =
     "usage: tiledblas animate [options]\n"
@@ -165,12 +167,19 @@ static int tb_make_view(tb_anim_view *v, const tb_anim_geom *g, const tb_anim_op
     return 0;
 }
 
+/* The picture to path ("-": stdout), opened as every file the tool writes
+ * is (tb_open_write: no link followed, no FIFO or device). */
 static int tb_write(const char *path, const tb_anim_view *views, int n, int first, int html)
 {
     int to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    const char *why = NULL;
+    int fd = to_stdout ? -1 : tb_open_write(path, TB_WRITE_TRUNCATE, &why);
+    FILE *f = to_stdout ? stdout : fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        fprintf(stderr, "tiledblas: animate: cannot write %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "tiledblas: animate: cannot write %s: %s\n", path,
+                why ? why : strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return 1;
     }
     int rc = html ? tb_anim_write_html(f, views, n, first)
