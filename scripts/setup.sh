@@ -1,13 +1,15 @@
 #!/bin/bash
 # scripts/setup.sh - installs what building libtiledblas and running the demo
 # need on a fresh Debian machine (apt packages; the CUDA toolkit is expected
-# in /usr/local/cuda) and builds into ./build. The test tools are
-# scripts/test.sh's to install. Safe to run again.
+# in /usr/local/cuda) and builds into ./build. Packages named as arguments
+# are installed too (scripts/test.sh names the test tools). Safe to run
+# again.
+# Usage: scripts/setup.sh [PACKAGE...]
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 # g++: nvcc's host compiler (it also brings libc6-dev). python3: configuring
 # the build needs it (the tool tests' interpreter).
-pkgs="cmake ninja-build gcc g++ libopenblas-dev python3"
+pkgs="cmake ninja-build gcc g++ libopenblas-dev python3 $*"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

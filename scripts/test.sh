@@ -1,7 +1,7 @@
 #!/bin/bash
-# scripts/test.sh - install the test tools (apt packages), set up and build
-# (scripts/setup.sh), then run the whole test suite with ctest. On a machine
-# without a GPU the GPU tests report a skip. OpenBLAS's kernel and thread
+# scripts/test.sh - set up and build (scripts/setup.sh, which installs the
+# test tools named here as well), then run the whole test suite with ctest.
+# On a machine without a GPU the GPU tests report a skip. OpenBLAS's kernel and thread
 # count come from the environment (OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS):
 # the line before ctest names them, so that a failure's log says which were
 # in force.
@@ -11,16 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # Chromium (the animation's pictures), and for the package test pkg-config,
 # dpkg-dev and file (cpack's dpkg-shlibdeps).
 pkgs="libblas-test liblapack-test python3 python3-numpy octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
-missing=""
-for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-    echo "test: installing$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo
-    $sudo_cmd apt-get update -qq
-    $sudo_cmd apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" $pkgs
 cd "$root/build"
 echo "test: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}"
 ctest --output-on-failure -j "$(nproc)" --timeout 900

@@ -11,41 +11,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int tb_open_write(const char *path, int how, const char **why)
+static const char *const tb_not_regular = "not a regular file (a FIFO or device is never written)";
+
+/* open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), kept only when
+ * fstat says it is a regular file, then blocking again. O_NONBLOCK: opening
+ * a FIFO that has no writer or reader fails or returns at once instead of
+ * waiting for one, and the fstat refuses it. -1 with errno and *why set. */
+static int tb_open_regular(const char *path, int flags, const char **why)
 {
-    static const char *const not_regular = "not a regular file (a FIFO or device is never written)";
-    *why = "";
-    if (!path || !*path) {
-        *why = "an empty path";
-        errno = ENOENT;
-        return -1;
-    }
-    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-    if (how == TB_WRITE_APPEND)
-        flags |= O_APPEND;
-    if (how == TB_WRITE_NEW)
-        flags |= O_EXCL;
-    /* O_NONBLOCK: opening a FIFO that has no reader fails at once (ENXIO)
-     * instead of waiting for one; one that has a reader is refused below. */
-    int fd = open(path, flags, 0644);
+    int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0) {
         int e = errno;
         *why = e == ELOOP ? "a symbolic link (never followed)"
-             : e == ENXIO ? not_regular : strerror(e);
+             : e == ENXIO ? tb_not_regular : strerror(e);
         errno = e;
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        *why = not_regular;
+        *why = tb_not_regular;
         errno = EINVAL;
         return -1;
     }
-    /* A regular file: blocking writes again, and emptied only now that it is
-     * known to be one (O_TRUNC at open would have applied to anything). */
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    if (how == TB_WRITE_TRUNCATE && ftruncate(fd, 0) != 0) {
+    return fd;
+}
+
+int tb_open_write(const char *path, int how, const char **why)
+{
+    *why = "";
+    if (!path || !*path) {
+        *why = "an empty path";
+        errno = ENOENT;
+        return -1;
+    }
+    int flags = O_WRONLY | O_CREAT;
+    if (how == TB_WRITE_APPEND)
+        flags |= O_APPEND;
+    if (how == TB_WRITE_NEW)
+        flags |= O_EXCL;
+    int fd = tb_open_regular(path, flags, why);
+    /* Emptied only now that it is known to be a regular file (O_TRUNC at
+     * open would have applied to anything). */
+    if (fd >= 0 && how == TB_WRITE_TRUNCATE && ftruncate(fd, 0) != 0) {
         int e = errno;
         close(fd);
         *why = strerror(e);
@@ -57,17 +66,8 @@ int tb_open_write(const char *path, int how, const char **why)
 
 int tb_open_read(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        errno = EINVAL;
-        return -1;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    return fd;
+    const char *why;
+    return tb_open_regular(path, O_RDONLY, &why);
 }
 
 int tb_file_write_all(int fd, const void *buf, size_t n)

@@ -246,8 +246,8 @@ TB_HIDDEN int tb_plan_panels(const tb_problem *p, const tb_plan *pl);
 
 /* ---- Functions in policy.c: the GPU/CPU decision ---- */
 /* Where a legal call goes and why: forced modes, no-ops, scope and the
- * threshold first; in auto mode the three rules (README "How a call is
- * routed") on the model's times and what this call's shape class measured.
+ * threshold first; in auto mode the three rules (README "How the decision
+ * works") on the model's times and what this call's shape class measured.
  * May start CUDA and calibrate (a call the GPU might take). */
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
 /* Auto mode's rules alone on the model's two times (model[], by route):
