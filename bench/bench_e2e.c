@@ -1,23 +1,28 @@
-/* bench/bench_e2e.c - what a user of the preload feels: one cblas_sgemm call,
- * host arrays in and out, through libtiledblas against OpenBLAS in the same
- * process, plus the kernel alone on device buffers, and the error of each
- * against float64 (the seed articles' max / average error and GFLOPS).
- * With --peer NAME, the Fortran sgemm_ that the process sees (another
- * preload's, e.g. NVBLAS's) is timed too, in a column of that name.
+/* bench/bench_e2e.c - what a user of the preload feels: one cblas_sgemm call
+ * (cblas_dgemm with --double), host arrays in and out, through libtiledblas
+ * against OpenBLAS's in the same process, plus the kernel alone on device
+ * buffers, and the error of each against a float64 reference (long double
+ * with --double; the seed articles' max / average error and GFLOPS). One
+ * code path serves both
+ * precisions: the element size, the symbols and the tolerance are chosen
+ * once (struct prec), and the calls go through three small adapters.
+ * With --peer NAME, the Fortran sgemm_ / dgemm_ that the process sees
+ * (another preload's, e.g. NVBLAS's) is timed too, in a column of that name.
  * The last two columns are the naive offload: what a first attempt
  * at putting one call on the GPU does, every call: cudaMalloc A, B and C,
  * plain cudaMemcpy from the caller's pageable arrays (C too when beta != 0),
- * our default kernel through tiledblas_sgemm_device(), cudaMemcpy C back,
- * cudaFree; no pinned staging, no streams, no overlap. Timed as one call end
- * to end like the shim, with its ratio to the shim ("vs naive" = naive / shim).
- * It reads n/a without a GPU, on any CUDA error, or when its result does not
- * match the shim's; --no-naive leaves it out.
+ * our default kernel through tiledblas_sgemm_device() (_dgemm_), cudaMemcpy
+ * C back, cudaFree; no pinned staging, no streams, no overlap. Timed as one
+ * call end to end like the shim, with its ratio to the shim ("vs naive" =
+ * naive / shim). It and the kernel columns read n/a without a GPU, on any
+ * CUDA error, or (naive) when its result does not match the shim's;
+ * --no-naive leaves it out.
  * A shape is MxNxK, optionally with :XY, the transposes of A and B (N or T
  * each, e.g. 2000x2000x2000:TN), and +P, every leading dimension padded by P
  * elements (e.g. 2500x2500x2500+1: lda = ldb = ldc = 2501). All calls are
  * row-major with alpha = 1, beta = 0.
  * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK[:XY][+P],...]
- *                  [--peer NAME] [--no-naive] */
+ *                  [--peer NAME] [--no-naive] [--double] */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -44,12 +49,34 @@ static int enough(int done, int least, double total)
 
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                          const float *, int, float, float *, int);
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
+                         const double *, int, double, double *, int);
 typedef void (*fsgemm_fn)(const char *, const char *, const int *, const int *, const int *,
                           const float *, const float *, const int *, const float *, const int *,
                           const float *, float *, const int *, size_t, size_t);
-typedef int (*dev_fn)(char, char, int, int, int, float, const float *, int, const float *, int,
-                      float, float *, int, void *);
+typedef void (*fdgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                          const double *, const double *, const int *, const double *,
+                          const int *, const double *, double *, const int *, size_t, size_t);
+typedef int (*sdev_fn)(char, char, int, int, int, float, const float *, int, const float *, int,
+                       float, float *, int, void *);
+typedef int (*ddev_fn)(char, char, int, int, int, double, const double *, int, const double *,
+                       int, double, double *, int, void *);
 typedef const char *(*err_fn)(void);
+
+/* What differs between the precisions, chosen once by --double: the element
+ * size, the symbols looked up, and how close the naive offload's result
+ * must come to the shim's (both are GPU results: fp32 kernels differ by
+ * ~1e-6, fp64 ones by ~1e-15; these bounds only catch garbage). */
+typedef struct prec {
+    int dbl;
+    size_t es;
+    const char *name, *cblas, *fortran, *device;
+    double agree;
+} prec;
+static const prec precs[2] = {
+    {0, sizeof(float), "single", "cblas_sgemm", "sgemm_", "tiledblas_sgemm_device", 1e-3},
+    {1, sizeof(double), "double", "cblas_dgemm", "dgemm_", "tiledblas_dgemm_device", 1e-9},
+};
 
 /* One entry of --shapes: C (m x n) = op(A) (m x k) op(B) (k x n), row-major,
  * written MxNxK[:XY][+P]. X and Y are N or T, op(A) and op(B) (default NN);
@@ -57,7 +84,7 @@ typedef const char *(*err_fn)(void);
  * or m, ldb = n or k, ldc = n). A plain N stands for NxNxN. */
 typedef struct {
     int m, n, k, ta, tb, lda, ldb, ldc;
-    size_t na, nb, nc;              /* floats in A, B and C as stored, pads included */
+    size_t na, nb, nc;              /* elements in A, B and C as stored, pads included */
     char label[48];
 } shape;
 
@@ -98,41 +125,103 @@ static int parse_shape(const char *tok, shape *s)
     return 0;
 }
 
-/* op(A)[i][p] as the shape stores A. */
-static inline float a_at(const shape *s, const float *A, int i, int p)
+/* The three adapters: C = alpha op(A) op(B) + beta C, row-major, with the
+ * shape's transposes and leading dimensions, through a function of p's
+ * precision found by dlsym. */
+static void host_gemm(const prec *p, void *fn, const shape *s, const void *A, const void *B,
+                      void *C)
 {
-    return s->ta ? A[(size_t)p * s->lda + i] : A[(size_t)i * s->lda + p];
+    const int ta = s->ta ? 112 : 111, tb = s->tb ? 112 : 111;
+    if (p->dbl)
+        ((dgemm_fn)fn)(101, ta, tb, s->m, s->n, s->k, 1.0, A, s->lda, B, s->ldb, 0.0, C, s->ldc);
+    else
+        ((sgemm_fn)fn)(101, ta, tb, s->m, s->n, s->k, 1.0f, A, s->lda, B, s->ldb, 0.0f, C, s->ldc);
 }
 
-/* Max and mean |C - ref| over `rows` sampled rows, ref in float64. */
-static void error_vs_f64(const shape *s, const float *A, const float *B, const float *C,
-                         int rows, double *max_err, double *avg_err, double *rel_fro)
+/* The device entry point (device pointers, the legacy default stream). */
+static int device_gemm(const prec *p, void *fn, const shape *s, double alpha, const void *A,
+                       const void *B, double beta, void *C)
 {
-    const int m = s->m, n = s->n, k = s->k;
+    const char ca = s->ta ? 'T' : 'N', cb = s->tb ? 'T' : 'N';
+    if (p->dbl)
+        return ((ddev_fn)fn)(ca, cb, s->m, s->n, s->k, alpha, A, s->lda, B, s->ldb, beta, C,
+                             s->ldc, NULL);
+    return ((sdev_fn)fn)(ca, cb, s->m, s->n, s->k, (float)alpha, A, s->lda, B, s->ldb,
+                         (float)beta, C, s->ldc, NULL);
+}
+
+/* A Fortran gemm (column-major): row-major C = op(A) op(B) is column-major
+ * C^T = op(B)^T op(A)^T, the same arrays, operands swapped, each with its
+ * own transpose. */
+static void fortran_gemm(const prec *p, void *fn, const shape *s, const void *A, const void *B,
+                         void *C)
+{
+    const char fa[2] = {s->ta ? 'T' : 'N', 0}, fb[2] = {s->tb ? 'T' : 'N', 0};
+    const double done = 1.0, dzero = 0.0;
+    const float fone = 1.0f, fzero = 0.0f;
+    if (p->dbl)
+        ((fdgemm_fn)fn)(fb, fa, &s->n, &s->m, &s->k, &done, B, &s->ldb, A, &s->lda, &dzero, C,
+                        &s->ldc, 1, 1);
+    else
+        ((fsgemm_fn)fn)(fb, fa, &s->n, &s->m, &s->k, &fone, B, &s->ldb, A, &s->lda, &fzero, C,
+                        &s->ldc, 1, 1);
+}
+
+/* Element idx of an array of p's precision. */
+static inline long double elem(const prec *p, const void *X, size_t idx)
+{
+    return p->dbl ? ((const double *)X)[idx] : ((const float *)X)[idx];
+}
+
+/* acc[j] += op(A)[i][p] op(B)[p][j] over p and j: row i of the reference.
+ * Single precision sums in double (fp32 products are exact there, the sum's
+ * error is far below fp32's, and the loop vectorises); double precision in
+ * long double (64-bit mantissa on x86-64), beyond double's own rounding. */
+static void ref_row(const prec *pr, const shape *s, const void *A, const void *B, int i, void *acc)
+{
+    const int n = s->n;
+    const size_t bs = s->tb ? (size_t)s->ldb : 1;   /* op(B)[p][j] = B[ib + j * bs] */
+    for (int p = 0; p < s->k; p++) {
+        const size_t ia = s->ta ? (size_t)p * s->lda + i : (size_t)i * s->lda + p;
+        const size_t ib = s->tb ? (size_t)p : (size_t)p * s->ldb;
+        if (pr->dbl) {
+            const double *b = (const double *)B + ib;
+            const long double a = ((const double *)A)[ia];
+            long double *r = acc;
+            for (int j = 0; j < n; j++)
+                r[j] += a * b[j * bs];
+        } else {
+            const float *b = (const float *)B + ib;
+            const double a = ((const float *)A)[ia];
+            double *r = acc;
+            for (int j = 0; j < n; j++)
+                r[j] += a * b[j * bs];
+        }
+    }
+}
+
+/* Max and mean |C - ref| and the relative Frobenius error over `rows`
+ * sampled rows, ref from ref_row. */
+static void error_vs_ref(const prec *pr, const shape *s, const void *A, const void *B,
+                         const void *C, int rows, double *max_err, double *avg_err,
+                         double *rel_fro)
+{
+    const int m = s->m, n = s->n;
     double mx = 0.0, sum = 0.0, d2 = 0.0, r2 = 0.0;
     int step = m > rows ? m / rows : 1, used = 0;
 #ifdef _OPENMP
     #pragma omp parallel for reduction(max:mx) reduction(+:sum,d2,r2,used) schedule(dynamic)
 #endif
     for (int i = 0; i < m; i += step) {
-        double *acc = calloc((size_t)n, sizeof *acc);
-        for (int p = 0; p < k; p++) {
-            double a = a_at(s, A, i, p);
-            if (s->tb) {
-                for (int j = 0; j < n; j++)
-                    acc[j] += a * B[(size_t)j * s->ldb + p];
-            } else {
-                const float *b = B + (size_t)p * s->ldb;
-                for (int j = 0; j < n; j++)
-                    acc[j] += a * b[j];
-            }
-        }
+        void *acc = calloc((size_t)n, pr->dbl ? sizeof(long double) : sizeof(double));
+        ref_row(pr, s, A, B, i, acc);
         for (int j = 0; j < n; j++) {
-            double e = fabs(C[(size_t)i * s->ldc + j] - acc[j]);
+            long double ref = pr->dbl ? ((long double *)acc)[j] : ((double *)acc)[j];
+            double e = (double)fabsl(elem(pr, C, (size_t)i * s->ldc + j) - ref);
             mx = e > mx ? e : mx;
             sum += e;
             d2 += e * e;
-            r2 += acc[j] * acc[j];
+            r2 += (double)(ref * ref);
         }
         used++;
         free(acc);
@@ -147,29 +236,28 @@ static void error_vs_f64(const shape *s, const float *A, const float *B, const f
  * included). Returns 0, or -1 after any CUDA error or a failure of the device
  * call, with *why set; everything it allocated is freed either way and the
  * error is cleared. */
-static int naive_offload(dev_fn dev, err_fn dev_err, const shape *s, float alpha,
-                         const float *A, const float *B, float beta, float *C, const char **why)
+static int naive_offload(const prec *p, void *dev, err_fn dev_err, const shape *s, double alpha,
+                         const void *A, const void *B, double beta, void *C, const char **why)
 {
-    size_t sa = s->na * sizeof(float), sb = s->nb * sizeof(float), sc = s->nc * sizeof(float);
-    float *dA = NULL, *dB = NULL, *dC = NULL;
+    size_t sa = s->na * p->es, sb = s->nb * p->es, sc = s->nc * p->es;
+    void *dA = NULL, *dB = NULL, *dC = NULL;
     cudaError_t e = cudaSuccess;
     int r;
     *why = NULL;
-    if ((e = cudaMalloc((void **)&dA, sa)) != cudaSuccess ||
-        (e = cudaMalloc((void **)&dB, sb)) != cudaSuccess ||
-        (e = cudaMalloc((void **)&dC, sc)) != cudaSuccess ||
+    if ((e = cudaMalloc(&dA, sa)) != cudaSuccess ||
+        (e = cudaMalloc(&dB, sb)) != cudaSuccess ||
+        (e = cudaMalloc(&dC, sc)) != cudaSuccess ||
         (e = cudaMemcpy(dA, A, sa, cudaMemcpyHostToDevice)) != cudaSuccess ||
         (e = cudaMemcpy(dB, B, sb, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (beta != 0.0f && (e = cudaMemcpy(dC, C, sc, cudaMemcpyHostToDevice)) != cudaSuccess)) {
+        (beta != 0.0 && (e = cudaMemcpy(dC, C, sc, cudaMemcpyHostToDevice)) != cudaSuccess)) {
         *why = cudaGetErrorString(e);
-    } else if ((r = dev(s->ta ? 'T' : 'N', s->tb ? 'T' : 'N', s->m, s->n, s->k, alpha, dA, s->lda,
-                        dB, s->ldb, beta, dC, s->ldc, NULL)) != 0) {
-        *why = r == -1 && dev_err ? dev_err() : "tiledblas_sgemm_device refused the call";
+    } else if ((r = device_gemm(p, dev, s, alpha, dA, dB, beta, dC)) != 0) {
+        *why = r == -1 && dev_err ? dev_err() : "the device entry point refused the call";
     } else if ((e = cudaMemcpy(C, dC, sc, cudaMemcpyDeviceToHost)) != cudaSuccess) {
         *why = cudaGetErrorString(e);   /* also where a fault in the kernel shows */
     }
     /* cudaFree(NULL) does nothing; a failing free spoils the call as well. */
-    float *bufs[3] = {dA, dB, dC};
+    void *bufs[3] = {dA, dB, dC};
     for (int i = 0; i < 3; i++)
         if ((e = cudaFree(bufs[i])) != cudaSuccess && !*why)
             *why = cudaGetErrorString(e);
@@ -179,16 +267,16 @@ static int naive_offload(dev_fn dev, err_fn dev_err, const shape *s, float alpha
 }
 
 /* Relative Frobenius difference of X against Y (m x n, leading dimension
- * ld) over up to `rows` sampled rows. */
-static double rel_diff(const float *X, const float *Y, int m, int n, int ld, int rows)
+ * ld, p's precision) over up to `rows` sampled rows. */
+static double rel_diff(const prec *p, const void *X, const void *Y, int m, int n, int ld, int rows)
 {
     double d2 = 0.0, y2 = 0.0;
     int step = m > rows ? m / rows : 1;
     for (int i = 0; i < m; i += step)
         for (int j = 0; j < n; j++) {
-            double d = (double)X[(size_t)i * ld + j] - Y[(size_t)i * ld + j];
-            d2 += d * d;
-            y2 += (double)Y[(size_t)i * ld + j] * Y[(size_t)i * ld + j];
+            double x = (double)elem(p, X, (size_t)i * ld + j), y = (double)elem(p, Y, (size_t)i * ld + j);
+            d2 += (x - y) * (x - y);
+            y2 += y * y;
         }
     return sqrt(d2 / (y2 > 0.0 ? y2 : 1e-300));
 }
@@ -197,12 +285,13 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK[:XY][+P],...] [--reps R]\n"
-                        "                 [--peer NAME] [--no-naive]\n");
+                        "                 [--peer NAME] [--no-naive] [--double]\n");
         return 2;
     }
     char list[2048] = "1024,2048,4096,8192";
     const char *peer = NULL;
     int reps = 5, naive = 1;
+    const prec *pr = &precs[0];
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             snprintf(list, sizeof list, "%s", argv[++i]);
@@ -212,6 +301,8 @@ int main(int argc, char **argv)
             peer = argv[++i];
         } else if (!strcmp(argv[i], "--no-naive")) {
             naive = 0;
+        } else if (!strcmp(argv[i], "--double")) {
+            pr = &precs[1];
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else {
@@ -228,16 +319,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_e2e: %s\n", dlerror());
         return 1;
     }
-    sgemm_fn openblas = (sgemm_fn)dlsym(ob, "cblas_sgemm");
-    sgemm_fn shim = (sgemm_fn)dlsym(tb, "cblas_sgemm");
-    dev_fn device = (dev_fn)dlsym(tb, "tiledblas_sgemm_device");
+    void *openblas = dlsym(ob, pr->cblas), *shim = dlsym(tb, pr->cblas);
+    void *device = dlsym(tb, pr->device);
     err_fn device_err = (err_fn)dlsym(tb, "tiledblas_last_error");
     char *(*corename)(void) = (char *(*)(void))dlsym(ob, "openblas_get_corename");
     int (*nthreads)(void) = (int (*)(void))dlsym(ob, "openblas_get_num_threads");
     const char *mode = getenv("TILEDBLAS_MODE");
-    fsgemm_fn peer_fn = peer ? (fsgemm_fn)dlsym(RTLD_DEFAULT, "sgemm_") : NULL;
+    void *peer_fn = peer ? dlsym(RTLD_DEFAULT, pr->fortran) : NULL;
+    if (!openblas || !shim) {
+        fprintf(stderr, "bench_e2e: no %s in %s\n", pr->cblas, openblas ? argv[1] : "libopenblas.so.0");
+        return 1;
+    }
     if (peer && !peer_fn) {
-        fprintf(stderr, "bench_e2e: --peer %s: no sgemm_ in the process\n", peer);
+        fprintf(stderr, "bench_e2e: --peer %s: no %s in the process\n", peer, pr->fortran);
         return 1;
     }
 
@@ -245,9 +339,9 @@ int main(int argc, char **argv)
     struct cudaDeviceProp prop;
     int have_gpu = cudaGetDeviceCount(&ngpu) == cudaSuccess && ngpu > 0 &&
                    cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
-    printf("OpenBLAS core %s, %d threads; shim mode %s; GPU %s\n",
+    printf("OpenBLAS core %s, %d threads; shim mode %s; GPU %s; %s precision (%s)\n",
            corename ? corename() : "?", nthreads ? nthreads() : 0, mode ? mode : "auto",
-           have_gpu ? prop.name : "none");
+           have_gpu ? prop.name : "none", pr->name, pr->cblas);
     printf("%-18s %11s %11s %8s %11s %9s %10s %10s %10s", "m x n x k", "OpenBLAS ms",
            "shim ms", "speedup", "kernel ms", "kern TF/s", "max err", "avg err", "rel fro");
     if (peer)
@@ -256,64 +350,71 @@ int main(int argc, char **argv)
         printf(" %12s %9s", "naive ms", "vs naive");
     printf("\n");
 
+    const size_t es = pr->es;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         shape sh;
         if (parse_shape(tok, &sh) != 0) {
             fprintf(stderr, "bench_e2e: bad shape %s (MxNxK[:XY][+P], or N)\n", tok);
             return 2;
         }
-        const int m = sh.m, n = sh.n, k = sh.k, lda = sh.lda, ldb = sh.ldb, ldc = sh.ldc;
-        const int ta = sh.ta ? 112 : 111, tb = sh.tb ? 112 : 111;
-        const char ca = sh.ta ? 'T' : 'N', cb = sh.tb ? 'T' : 'N';
+        const int m = sh.m, n = sh.n, k = sh.k, ldc = sh.ldc;
         const size_t na = sh.na, nb = sh.nb, nc = sh.nc;
-        float *A = malloc(na * 4), *B = malloc(nb * 4), *C = malloc(nc * 4), *C2 = malloc(nc * 4);
-        fill_uniform(A, na, 1);
-        fill_uniform(B, nb, 2);
+        void *A = malloc(na * es), *B = malloc(nb * es), *C = malloc(nc * es), *C2 = malloc(nc * es);
+        if (!A || !B || !C || !C2) {
+            fprintf(stderr, "bench_e2e: %s: out of host memory\n", sh.label);
+            return 1;
+        }
+        fill_uniform_es(A, na, es, 1);
+        fill_uniform_es(B, nb, es, 2);
         double flop = 2.0 * m * n * k, t[2 * ENOUGH_MAX], t_ob, t_shim, t_kern = NAN;
         int r = (flop > 4e11) ? (reps < 3 ? reps : 3) : reps;
 
         int nt = 0;
-        openblas(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C2, ldc);   /* warm-up */
+        host_gemm(pr, openblas, &sh, A, B, C2);   /* warm-up */
         for (double total = 0.0; !enough(nt, r, total); total += t[nt++]) {
             double t0 = now();
-            openblas(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C2, ldc);
+            host_gemm(pr, openblas, &sh, A, B, C2);
             t[nt] = now() - t0;
         }
         t_ob = median(t, nt);
         /* OpenBLAS's threads spin for a while after a call; let them sleep
          * so that they do not compete with the shim's copy threads. */
         usleep(300000);
-        shim(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);   /* warm-up: CUDA starts */
+        host_gemm(pr, shim, &sh, A, B, C);   /* warm-up: CUDA starts */
         nt = 0;
         for (double total = 0.0; !enough(nt, r, total); total += t[nt++]) {
             double t0 = now();
-            shim(101, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+            host_gemm(pr, shim, &sh, A, B, C);
             t[nt] = now() - t0;
         }
         t_shim = median(t, nt);
 
         if (have_gpu && device) {
-            float *dA, *dB, *dC;
+            void *dA, *dB, *dC;
             cudaEvent_t e0, e1;
-            if (cudaMalloc((void **)&dA, na * 4) == cudaSuccess &&
-                cudaMalloc((void **)&dB, nb * 4) == cudaSuccess &&
-                cudaMalloc((void **)&dC, nc * 4) == cudaSuccess) {
-                cudaMemcpy(dA, A, na * 4, cudaMemcpyHostToDevice);
-                cudaMemcpy(dB, B, nb * 4, cudaMemcpyHostToDevice);
+            if (cudaMalloc(&dA, na * es) == cudaSuccess &&
+                cudaMalloc(&dB, nb * es) == cudaSuccess &&
+                cudaMalloc(&dC, nc * es) == cudaSuccess) {
+                cudaMemcpy(dA, A, na * es, cudaMemcpyHostToDevice);
+                cudaMemcpy(dB, B, nb * es, cudaMemcpyHostToDevice);
                 cudaEventCreate(&e0);
                 cudaEventCreate(&e1);
-                device(ca, cb, m, n, k, 1.0f, dA, lda, dB, ldb, 0.0f, dC, ldc, NULL);
+                int ok = device_gemm(pr, device, &sh, 1.0, dA, dB, 0.0, dC) == 0;
                 int kr = reps * 2;
-                for (int i = 0; i < kr; i++) {
-                    float ms;
+                for (int i = 0; ok && i < kr; i++) {
+                    float ms = 0.0f;
                     cudaEventRecord(e0, 0);
-                    device(ca, cb, m, n, k, 1.0f, dA, lda, dB, ldb, 0.0f, dC, ldc, NULL);
+                    ok = device_gemm(pr, device, &sh, 1.0, dA, dB, 0.0, dC) == 0;
                     cudaEventRecord(e1, 0);
-                    cudaEventSynchronize(e1);
-                    cudaEventElapsedTime(&ms, e0, e1);
+                    ok = ok && cudaEventSynchronize(e1) == cudaSuccess &&
+                         cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
                     t[i] = ms * 1e-3;
                 }
-                t_kern = median(t, kr);
+                if (ok)
+                    t_kern = median(t, kr);
+                else
+                    fprintf(stderr, "bench_e2e: %s on %s: %s\n", pr->device, sh.label,
+                            device_err ? device_err() : "failed");
                 cudaFree(dA);
                 cudaFree(dB);
                 cudaFree(dC);
@@ -321,22 +422,22 @@ int main(int argc, char **argv)
             cudaGetLastError();
         }
         double mx, avg, fro, t_peer = NAN, t_naive = NAN;
-        error_vs_f64(&sh, A, B, C, 256, &mx, &avg, &fro);
+        error_vs_ref(pr, &sh, A, B, C, 256, &mx, &avg, &fro);
         if (naive && have_gpu && device) {
             /* Into C2 (the OpenBLAS result, not needed any more); it is
              * poisoned with NaN before the last timed call so that the check
              * against the shim's C sees that call's result, not an older one. */
             const char *why = NULL;
-            int ok = naive_offload(device, device_err, &sh, 1.0f, A, B, 0.0f, C2, &why) == 0;
+            int ok = naive_offload(pr, device, device_err, &sh, 1.0, A, B, 0.0, C2, &why) == 0;
             for (int i = 0; ok && i < r; i++) {
                 if (i == r - 1)
-                    memset(C2, 0xff, nc * 4);
+                    memset(C2, 0xff, nc * es);
                 double t0 = now();
-                ok = naive_offload(device, device_err, &sh, 1.0f, A, B, 0.0f, C2, &why) == 0;
+                ok = naive_offload(pr, device, device_err, &sh, 1.0, A, B, 0.0, C2, &why) == 0;
                 t[i] = now() - t0;
             }
-            double d = ok ? rel_diff(C2, C, m, n, ldc, 256) : NAN;
-            if (ok && !(d <= 1e-3)) {
+            double d = ok ? rel_diff(pr, C2, C, m, n, ldc, 256) : NAN;
+            if (ok && !(d <= pr->agree)) {
                 ok = 0;
                 fprintf(stderr, "bench_e2e: naive offload %s: result differs from the shim's "
                         "(relative %.2e)\n", sh.label, d);
@@ -347,22 +448,21 @@ int main(int argc, char **argv)
                 t_naive = median(t, r);
         }
         if (peer_fn) {
-            /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T:
-             * the same arrays, operands swapped, each with its own transpose. */
-            float one = 1.0f, zero = 0.0f;
-            char fa[2] = {ca, 0}, fb[2] = {cb, 0};
-            peer_fn(fb, fa, &n, &m, &k, &one, B, &ldb, A, &lda, &zero, C2, &ldc, 1, 1);
+            fortran_gemm(pr, peer_fn, &sh, A, B, C2);   /* warm-up */
             nt = 0;
             for (double total = 0.0; !enough(nt, r, total); total += t[nt++]) {
                 double t0 = now();
-                peer_fn(fb, fa, &n, &m, &k, &one, B, &ldb, A, &lda, &zero, C2, &ldc, 1, 1);
+                fortran_gemm(pr, peer_fn, &sh, A, B, C2);
                 t[nt] = now() - t0;
             }
             t_peer = median(t, nt);
         }
-        printf("%-18s %11.3f %11.3f %7.2fx %11.3f %9.2f %10.2e %10.2e %10.2e", sh.label,
-               t_ob * 1e3, t_shim * 1e3, t_ob / t_shim, t_kern * 1e3, flop / t_kern * 1e-12,
-               mx, avg, fro);
+        printf("%-18s %11.3f %11.3f %7.2fx", sh.label, t_ob * 1e3, t_shim * 1e3, t_ob / t_shim);
+        if (isnan(t_kern))
+            printf(" %11s %9s", "n/a", "n/a");
+        else
+            printf(" %11.3f %9.2f", t_kern * 1e3, flop / t_kern * 1e-12);
+        printf(" %10.2e %10.2e %10.2e", mx, avg, fro);
         if (peer_fn)
             printf(" %12.3f %8.2fx", t_peer * 1e3, t_peer / t_shim);
         if (naive && isnan(t_naive))
@@ -373,11 +473,12 @@ int main(int argc, char **argv)
         fflush(stdout);
         free(A); free(B); free(C); free(C2);
     }
-    printf("errors: shim result against float64 over up to 256 sampled rows; times: median of "
-           "at least %d calls (3 above 400 GFLOP) and of %.0f ms of calls, at most %d, after one "
-           "warm-up call\n", reps, ENOUGH_S * 1e3, ENOUGH_MAX);
+    printf("errors: shim result against a %s reference over up to 256 sampled rows; "
+           "times: median of at least %d calls (3 above 400 GFLOP) and of %.0f ms of calls, at "
+           "most %d, after one warm-up call\n", pr->dbl ? "long-double" : "float64", reps,
+           ENOUGH_S * 1e3, ENOUGH_MAX);
     if (naive)
-        printf("naive: cudaMalloc, cudaMemcpy from pageable memory, tiledblas_sgemm_device, "
-               "cudaMemcpy back, cudaFree, every call; vs naive = naive ms / shim ms\n");
+        printf("naive: cudaMalloc, cudaMemcpy from pageable memory, %s, cudaMemcpy back, "
+               "cudaFree, every call; vs naive = naive ms / shim ms\n", pr->device);
     return 0;
 }

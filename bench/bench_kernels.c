@@ -1,23 +1,28 @@
 /* bench/bench_kernels.c - TFLOP/s of every registered kernel beside cuBLAS
- * SGEMM (fp32, and TF32 tensor-core math as "cublas-tf32") in the same run,
- * and each one's errors against a float64 reference. cuBLAS is dlopen()ed at run time, never
- * linked; without it the table still prints. Device arrays only: this times
- * kernels, not transfers.
+ * in the same run, and each one's errors against a long-double reference:
+ * fp32 (--dtype float, the default) beside cuBLAS SGEMM (fp32, and TF32
+ * tensor-core math as "cublas-tf32"), or fp64 (--dtype double) beside
+ * cuBLAS DGEMM. cuBLAS is dlopen()ed at run time, never linked; without it
+ * the table still prints. Device arrays only: this times kernels, not
+ * transfers.
  *
- * Usage: bench_kernels [--quick] [--raw] [--sizes LIST] [--kernels LIST] [--reps N]
+ * Usage: bench_kernels [--dtype float|double] [--quick] [--raw] [--no-wide]
+ *                      [--sizes LIST] [--kernels LIST] [--reps N]
  *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
  *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
- *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_run:
- *   unaligned operands copied to aligned scratch when that pays, the copy
- *   timed); --raw times the launchers alone.
- * Method: fresh random inputs per shape (uniform in [-1,1), never zeros), C
- * poisoned with NaN before the first launch, 2 warm-up launches, then the
- * median of >= 5 launches (more for short ones) each timed by CUDA events.
- * Error: float64 reference on the host (OpenMP) for 64 evenly spaced rows of
- * C (all columns): rel_err = ||C - ref||_F / ||ref||_F over those rows, and
- * max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise measure a
- * BLAS error bound speaks of). A second table repeats the error check on
- * wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12]. */
+ *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_launch:
+ *   unaligned operands copied to aligned scratch and K split when that
+ *   pays, the copy timed); --raw times the launchers alone.
+ * Method: fresh random inputs per shape (uniform in [-1,1), never zeros; 24
+ * random bits per float, 53 per double), C poisoned with NaN before the
+ * first launch, 2 warm-up launches, then the median of >= 5 launches (more
+ * for short ones) each timed by CUDA events.
+ * Error: long-double reference on the host (OpenMP) for 64 evenly spaced
+ * rows of C (all columns): rel_err = ||C - ref||_F / ||ref||_F over those
+ * rows, and max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise
+ * measure a BLAS error bound speaks of). A second table repeats the error
+ * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12]
+ * (--no-wide: not). */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -46,9 +51,12 @@ typedef int (*cublasCreate_t)(void **);
 typedef int (*cublasSetStream_t)(void *, cudaStream_t);
 typedef int (*cublasSgemm_t)(void *, int, int, int, int, int, const float *, const float *, int,
                              const float *, int, const float *, float *, int);
+typedef int (*cublasDgemm_t)(void *, int, int, int, int, int, const double *, const double *, int,
+                             const double *, int, const double *, double *, int);
 typedef int (*cublasSetMathMode_t)(void *, int);
 static void *cublas_handle, *cublas_tf32_handle;
 static cublasSgemm_t p_sgemm;
+static cublasDgemm_t p_dgemm;
 
 static void cublas_load(void)
 {
@@ -62,9 +70,11 @@ static void cublas_load(void)
     cublasCreate_t create = (cublasCreate_t)dlsym(lib, "cublasCreate_v2");
     cublasSetStream_t setstream = (cublasSetStream_t)dlsym(lib, "cublasSetStream_v2");
     p_sgemm = (cublasSgemm_t)dlsym(lib, "cublasSgemm_v2");
+    p_dgemm = (cublasDgemm_t)dlsym(lib, "cublasDgemm_v2");
     if (!create || !p_sgemm || create(&cublas_handle) != 0) {
         printf("cuBLAS not found (symbols or cublasCreate failed): kernels only\n");
         p_sgemm = NULL;
+        p_dgemm = NULL;
         return;
     }
     if (setstream)
@@ -81,107 +91,131 @@ static void cublas_load(void)
 }
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: hand
- * cuBLAS B first, then A, with m and n swapped. Default math mode: fp32. */
-static cudaError_t cublas_on(void *h, const tb_gemm_args *g)
+ * cuBLAS B first, then A, with m and n swapped. Default math mode: fp32,
+ * or fp64 (DGEMM, whose only math is fp64). */
+static cudaError_t cublas_on(void *h, const tb_gemm *g)
 {
-    int st = p_sgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k,
-                     &g->alpha, g->B, (int)g->ldb, g->A, (int)g->lda, &g->beta, g->C,
-                     (int)g->ldc);
+    int st;
+    if (g->dtype == TB_F64) {
+        st = p_dgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k, &g->alpha, g->B,
+                     (int)g->ldb, g->A, (int)g->lda, &g->beta, g->C, (int)g->ldc);
+    } else {
+        const float alpha = (float)g->alpha, beta = (float)g->beta;
+        st = p_sgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k, &alpha, g->B,
+                     (int)g->ldb, g->A, (int)g->lda, &beta, g->C, (int)g->ldc);
+    }
     return st == 0 ? cudaGetLastError() : cudaErrorUnknown;
 }
 
-static cudaError_t cublas_launch(const tb_gemm_args *g, cudaStream_t s)
+typedef cudaError_t (*bench_fn)(const tb_gemm *g, cudaStream_t s);
+
+static cudaError_t cublas_launch(const tb_gemm *g, cudaStream_t s)
 {
     (void)s;
     return cublas_on(cublas_handle, g);
 }
 
-static cudaError_t cublas_tf32_launch(const tb_gemm_args *g, cudaStream_t s)
+static cudaError_t cublas_tf32_launch(const tb_gemm *g, cudaStream_t s)
 {
     (void)s;
     return cublas_on(cublas_tf32_handle, g);
 }
 
 /* Our kernels are timed the way tiledblas_sgemm_device() runs them
- * (tb_gemm_run: aligned copies of unaligned operands included), or with
- * --raw the launcher alone. */
+ * (tb_gemm_launch: aligned copies of unaligned operands and split K
+ * included), or with --raw the launcher alone. */
 static const tb_kernel_info *bench_kern;
 static int bench_raw;
-static cudaError_t kernel_launch(const tb_gemm_args *g, cudaStream_t s)
+static cudaError_t kernel_launch(const tb_gemm *g, cudaStream_t s)
 {
-    return bench_raw ? bench_kern->launch(g, s) : tb_gemm_run(g, bench_kern, s);
+    return tb_gemm_launch(g, bench_kern, bench_raw, s);
 }
 
 /* ---- inputs and reference ------------------------------------------------- */
-static void fill_random(float *x, size_t n, uint64_t seed, int wide)
+static double elem(tb_dtype t, const void *p, size_t i)
+{
+    return t == TB_F64 ? ((const double *)p)[i] : ((const float *)p)[i];
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide)
 {
 #pragma omp parallel
     {
-        int t = 0, nt = 1;
+        int th = 0, nt = 1;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+        th = omp_get_thread_num();
         nt = omp_get_num_threads();
 #endif
-        size_t lo = n * t / nt, hi = n * (t + 1) / nt;
-        uint64_t s = seed * 0x9E3779B97F4A7C15ULL + (uint64_t)t * 0xD1B54A32D192ED03ULL + 1;
+        size_t lo = n * th / nt, hi = n * (th + 1) / nt;
+        uint64_t s = seed * 0x9E3779B97F4A7C15ULL + (uint64_t)th * 0xD1B54A32D192ED03ULL + 1;
         for (size_t i = lo; i < hi; i++) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            float v = (float)((int32_t)(s >> 32) >> 8) / 8388608.0f;
-            if (v == 0.0f)
-                v = 0.5f;
+            const uint64_t r = xorshift(&s);
+            double v = t == TB_F64 ? (double)((int64_t)r >> 11) / 4503599627370496.0
+                                   : (float)((int32_t)(r >> 32) >> 8) / 8388608.0f;
+            if (v == 0.0)
+                v = 0.5;
             if (wide) {
                 /* randn (Box-Muller on two more draws) x 2^u, u in [-12, 12] */
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                const double u1 = ((s >> 11) + 1.0) / 9007199254740993.0;
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                const double u2 = (s >> 11) / 9007199254740992.0;
-                v = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
-                v = ldexpf(v == 0.0f ? 0.5f : v, (int)((s >> 3) % 25) - 12);
+                const double u1 = ((xorshift(&s) >> 11) + 1.0) / 9007199254740993.0;
+                const double u2 = (xorshift(&s) >> 11) / 9007199254740992.0;
+                v = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+                if (t == TB_F32)
+                    v = (float)v;
+                v = ldexp(v == 0.0 ? 0.5 : v, (int)((s >> 3) % 25) - 12);
             }
-            x[i] = v;
+            if (t == TB_F64)
+                ((double *)x)[i] = v;
+            else
+                ((float *)x)[i] = (float)v;
         }
     }
 }
 
 #define NSAMPLE 64
 
-/* float64 rows rows[0..nr) of op(A) op(B) into ref (nr x n), and of
+/* Rows rows[0..nr) of op(A) op(B) into ref (nr x n, long double), and of
  * |op(A)| |op(B)| into mag. */
-static void reference_rows(const tb_gemm_args *g, const float *A, const float *B, const int *rows,
-                           int nr, double *ref, double *mag)
+static void reference_rows(const tb_gemm *g, const void *A, const void *B, const int *rows, int nr,
+                           long double *ref, double *mag)
 {
     const int n = g->n, k = g->k;
+    const tb_dtype t = g->dtype;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int r = 0; r < nr; r++) {
         const int i = rows[r];
-        double *a = malloc(sizeof(double) * (size_t)k), *c = ref + (size_t)r * n;
+        long double *a = malloc(sizeof(long double) * (size_t)k), *c = ref + (size_t)r * n;
         double *mg = mag + (size_t)r * n;
         for (int p = 0; p < k; p++)
-            a[p] = g->transa ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
+            a[p] = elem(t, A, g->transa ? (size_t)p * g->lda + i : (size_t)i * g->lda + p);
         if (!g->transb) { /* B is k x n: stream its rows */
             for (int j = 0; j < n; j++)
                 c[j] = mg[j] = 0.0;
             for (int p = 0; p < k; p++) {
-                const float *b = B + (size_t)p * g->ldb;
-                const double aa = fabs(a[p]);
+                const size_t b = (size_t)p * g->ldb;
+                const double aa = fabs((double)a[p]);
                 for (int j = 0; j < n; j++) {
-                    c[j] += a[p] * (double)b[j];
-                    mg[j] += aa * fabs((double)b[j]);
+                    const double bj = elem(t, B, b + j);
+                    c[j] += a[p] * bj;
+                    mg[j] += aa * fabs(bj);
                 }
             }
         } else {          /* B is n x k: dot products along its rows */
             for (int j = 0; j < n; j++) {
-                const float *b = B + (size_t)j * g->ldb;
-                double s = 0.0, sm = 0.0;
+                const size_t b = (size_t)j * g->ldb;
+                long double s = 0.0;
+                double sm = 0.0;
                 for (int p = 0; p < k; p++) {
-                    s += a[p] * (double)b[p];
-                    sm += fabs(a[p] * (double)b[p]);
+                    const double bp = elem(t, B, b + p);
+                    s += a[p] * bp;
+                    sm += fabs((double)a[p] * bp);
                 }
                 c[j] = s;
                 mg[j] = sm;
@@ -193,25 +227,28 @@ static void reference_rows(const tb_gemm_args *g, const float *A, const float *B
 
 /* Relative Frobenius error over the sampled rows; *maxe the largest
  * |c - ref| / sum |a||b| (NaN in C makes both NaN). */
-static double rel_error(const tb_gemm_args *g, const int *rows, int nr, const double *ref,
-                        const double *mag, float *hrow, double *maxe)
+static double rel_error(const tb_gemm *g, const int *rows, int nr, const long double *ref,
+                        const double *mag, void *hrow, double *maxe)
 {
-    double num = 0, den = 0, mx = 0;
+    const size_t es = tb_dtype_size(g->dtype);
+    long double num = 0, den = 0;
+    double mx = 0;
     for (int r = 0; r < nr; r++) {
-        CK(cudaMemcpy(hrow, g->C + (size_t)rows[r] * g->ldc, sizeof(float) * g->n,
+        CK(cudaMemcpy(hrow, (char *)g->C + es * (size_t)rows[r] * g->ldc, es * g->n,
                       cudaMemcpyDeviceToHost));
         for (int j = 0; j < g->n; j++) {
-            const double d = (double)hrow[j] - ref[(size_t)r * g->n + j];
+            const long double want = ref[(size_t)r * g->n + j];
+            const long double d = elem(g->dtype, hrow, j) - want;
             num += d * d;
-            den += ref[(size_t)r * g->n + j] * ref[(size_t)r * g->n + j];
+            den += want * want;
             const double mg = mag[(size_t)r * g->n + j];
-            const double e = mg > 0 ? fabs(d) / mg : fabs(d);
+            const double e = mg > 0 ? fabs((double)d) / mg : fabs((double)d);
             if (e > mx || e != e)
                 mx = e;
         }
     }
     *maxe = mx;
-    return sqrt(num / den); /* NaN if any sampled element was never written */
+    return (double)sqrtl(num / den); /* NaN if any sampled element was never written */
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -221,7 +258,7 @@ static int cmp_float(const void *a, const void *b)
 }
 
 /* Median milliseconds of `reps` launches (at least 5); -1 on launch error. */
-static float time_launch(tb_launch_fn fn, const tb_gemm_args *g, int reps)
+static float time_launch(bench_fn fn, const tb_gemm *g, int reps)
 {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
@@ -272,50 +309,53 @@ static int parse_shape(const char *s, shape *sh)
     return 0;
 }
 
-/* Run every selected kernel (and cuBLAS) on one shape. timed = 0: error only. */
-static void bench_shape(const shape *sh, const char *klist, int reps_min, int timed, int wide,
-                        uint64_t seed)
+/* Run every selected kernel of type dt (and cuBLAS) on one shape. timed = 0:
+ * error only. */
+static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int reps_min, int timed,
+                        int wide, uint64_t seed)
 {
     const int m = sh->m, n = sh->n, k = sh->k;
+    const size_t es = tb_dtype_size(dt);
     const size_t lda = sh->ta ? m : k, ldb = sh->tb ? k : n, ldc = n;
     const size_t a_n = (size_t)m * k, b_n = (size_t)k * n, c_n = (size_t)m * n;
-    float *hA = malloc(sizeof(float) * a_n), *hB = malloc(sizeof(float) * b_n);
-    fill_random(hA, a_n, seed, wide);
-    fill_random(hB, b_n, seed + 7777, wide);
-    float *dA, *dB, *dC;
-    CK(cudaMalloc((void **)&dA, sizeof(float) * a_n));
-    CK(cudaMalloc((void **)&dB, sizeof(float) * b_n));
-    CK(cudaMalloc((void **)&dC, sizeof(float) * c_n));
-    CK(cudaMemcpy(dA, hA, sizeof(float) * a_n, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, hB, sizeof(float) * b_n, cudaMemcpyHostToDevice));
+    void *hA = malloc(es * a_n), *hB = malloc(es * b_n);
+    fill_random(dt, hA, a_n, seed, wide);
+    fill_random(dt, hB, b_n, seed + 7777, wide);
+    void *dA, *dB, *dC;
+    CK(cudaMalloc(&dA, es * a_n));
+    CK(cudaMalloc(&dB, es * b_n));
+    CK(cudaMalloc(&dC, es * c_n));
+    CK(cudaMemcpy(dA, hA, es * a_n, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, hB, es * b_n, cudaMemcpyHostToDevice));
 
     const int nr = m < NSAMPLE ? m : NSAMPLE;
     int rows[NSAMPLE];
     for (int r = 0; r < nr; r++)
         rows[r] = (int)((long long)r * (m - 1) / (nr > 1 ? nr - 1 : 1));
-    tb_gemm_args g = {m, n, k, sh->ta, sh->tb, 1.0f, 0.0f, dA, lda, dB, ldb, dC, ldc};
-    double *ref = malloc(sizeof(double) * (size_t)nr * n);
+    const tb_gemm g = {dt, m, n, k, sh->ta, sh->tb, 1.0, 0.0, dA, lda, dB, ldb, dC, ldc};
+    long double *ref = malloc(sizeof(long double) * (size_t)nr * n);
     double *mag = malloc(sizeof(double) * (size_t)nr * n);
-    float *hrow = malloc(sizeof(float) * n);
+    void *hrow = malloc(es * n);
     reference_rows(&g, hA, hB, rows, nr, ref, mag);
 
     const double flops = 2.0 * m * n * (double)k;
     char label[64];
     snprintf(label, sizeof label, "%dx%dx%d%s", m, n, k,
              sh->ta || sh->tb ? (sh->ta ? (sh->tb ? " TT" : " TN") : " NT") : "");
-    const tb_kernel_info *def = tb_kernel_pick(&g);
+    const tb_kernel_info *def = tb_kernel_choose(&g, 1);
 
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);
     float cublas_ms = -1;
     for (int ki = -2; ki < nk; ki++) {
         const char *name = ki == -2 ? "cublas" : ki == -1 ? "cublas-tf32" : ks[ki].name;
-        tb_launch_fn fn = ki == -2 ? cublas_launch : ki == -1 ? cublas_tf32_launch : kernel_launch;
-        if ((ki == -2 && !p_sgemm) || (ki == -1 && !cublas_tf32_handle))
+        bench_fn fn = ki == -2 ? cublas_launch : ki == -1 ? cublas_tf32_launch : kernel_launch;
+        if ((ki == -2 && !(dt == TB_F64 ? (void *)p_dgemm : (void *)p_sgemm)) ||
+            (ki == -1 && (!cublas_tf32_handle || dt == TB_F64)))
             continue;
         if (!tb_kernel_in_list(name, klist))
             continue;
-        if (ki >= 0 && ks[ki].supports && !ks[ki].supports(&g))
+        if (ki >= 0 && (ks[ki].dtype != dt || !tb_kernel_accepts(&ks[ki], &g)))
             continue;
         /* The seed kernel at 16384 would take ~7 s of the run; ask by name. */
         if (ki >= 0 && ks[ki].rank <= 0 && strcmp(name, "tf32-fast") != 0 && flops > 1.2e12 &&
@@ -323,7 +363,7 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
             continue;
         if (ki >= 0)
             bench_kern = &ks[ki];
-        CK(cudaMemset(dC, 0xff, sizeof(float) * c_n)); /* NaN poison */
+        CK(cudaMemset(dC, 0xff, es * c_n)); /* NaN poison */
         float ms = 0;
         if (timed) {
             int reps = reps_min;
@@ -365,10 +405,10 @@ static void bench_shape(const shape *sh, const char *klist, int reps_min, int ti
 
 int main(int argc, char **argv)
 {
-    const char *sizes = "1024,2048,4096,8192,16384,1000,4097,8191,8192x8192x256,256x8192x8192,"
-                        "4096:tn,4096:nt,4096:tt";
+    const char *sizes = NULL;
     const char *klist = NULL;
-    int reps = 5, quick = 0;
+    int reps = 5, quick = 0, wide = 1;
+    tb_dtype dt = TB_F32;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
@@ -380,14 +420,26 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--raw"))
             bench_raw = 1;
+        else if (!strcmp(argv[i], "--no-wide"))
+            wide = 0;
+        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "float") || !strcmp(argv[i + 1], "double")))
+            dt = !strcmp(argv[++i], "double") ? TB_F64 : TB_F32;
         else {
-            fprintf(stderr, "usage: bench_kernels [--quick] [--raw] [--sizes LIST] "
-                            "[--kernels LIST] [--reps N]\n");
+            fprintf(stderr, "usage: bench_kernels [--dtype float|double] [--quick] [--raw] "
+                            "[--no-wide] [--sizes LIST] [--kernels LIST] [--reps N]\n");
             return 2;
         }
     }
-    if (quick && sizes[0] == '1' && strstr(sizes, "16384"))
-        sizes = "1024,4096,4097";
+    /* The shapes of docs/kernels.md's tables, and a short list (--quick). */
+    if (!sizes && dt == TB_F64)
+        sizes = quick ? "1024,4096,4097"
+                      : "1024,2048,4096,8192,4097,8191,1234x5678x910,1025x1025x8192,"
+                        "768x768x16384,4096:tn,4096:nt,4096:tt";
+    else if (!sizes)
+        sizes = quick ? "1024,4096,4097"
+                      : "1024,2048,4096,8192,16384,1000,4097,8191,8192x8192x256,256x8192x8192,"
+                        "4096:tn,4096:nt,4096:tt";
     if (reps < 5)
         reps = 5;
     int ndev = 0;
@@ -397,12 +449,12 @@ int main(int argc, char **argv)
     }
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("device: %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
-           prop.minor);
+    printf("device: %s, %d SMs, cc %d.%d; %s\n", prop.name, prop.multiProcessorCount, prop.major,
+           prop.minor, dt == TB_F64 ? "fp64 (beside cuBLAS DGEMM)" : "fp32 (beside cuBLAS SGEMM)");
     cublas_load();
     printf("%s\n", bench_raw ? "kernels timed alone (--raw): unaligned operands read in place"
                              : "kernels timed as tiledblas_sgemm_device() runs them: aligned "
-                               "copies of unaligned operands included");
+                               "copies of unaligned operands and split K included");
 
     printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
            "%cuBLAS", "rel_err", "max_err");
@@ -414,16 +466,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_kernels: bad size '%s'\n", tok);
             return 2;
         }
-        bench_shape(&sh, klist, reps, 1, 0, seed++);
+        bench_shape(dt, &sh, klist, reps, 1, 0, seed++);
     }
     free(list);
 
+    if (!wide)
+        return 0;
     /* Accuracy on wide-dynamic-range data: the case that stresses the
      * 3xTF32 split (the small part must not underflow or lose its scale). */
     printf("\nwide dynamic range (randn x 2^[-12,12]), error only\n%-22s %-13s %10s %10s\n",
            "shape", "kernel", "rel_err", "max_err");
     const shape w1 = {2048, 2048, 2048, 0, 0}, w2 = {quick ? 1024 : 4096, 4096, 4096, 1, 1};
-    bench_shape(&w1, klist, reps, 0, 1, 99);
-    bench_shape(&w2, klist, reps, 0, 1, 98);
+    bench_shape(dt, &w1, klist, reps, 0, 1, 99);
+    bench_shape(dt, &w2, klist, reps, 0, 1, 98);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* bench/bench_pipeline.c - the host<->device pipeline alone (gpu.c's
- * tb_gpu_sgemm, no dispatch), timed with the large host copies made two
+ * tb_gpu_gemm, no dispatch), timed with the large host copies made two
  * ways in the same process, alternately: ordinary stores (memcpy) and
  * streaming stores that bypass the cache (tb_copy_nontemporal). Prints per
  * size the median wall time of each and the spans of the last call on the
@@ -66,17 +66,17 @@ int main(int argc, char **argv)
             B[i] = (float)((i * 40503u) % 1999) / 1000.0f - 1.0f + 1e-3f;
             C[i] = 1.0f;
         }
-        tb_problem p = {n, n, n, 0, 0, 1.0f, 0.0f, A, (size_t)n, B, (size_t)n, C, (size_t)n};
+        tb_problem p = {n, n, n, 0, 0, 1.0f, 0.0f, A, (size_t)n, B, (size_t)n, C, (size_t)n, TB_SINGLE};
         double t[2][64];
         tb_gpu_times gt;
         memset(&gt, 0, sizeof gt);
-        tb_gpu_sgemm(&p, &gt);   /* warm-up: buffers, staging, pool */
+        tb_gpu_gemm(&p, &gt);   /* warm-up: buffers, staging, pool */
         for (int r = 0; r < reps; r++)
             for (int mode = 0; mode < 2; mode++) {
                 tb_copy_nontemporal = mode;
                 memset(&gt, 0, sizeof gt);
                 double t0 = tb_now();
-                if (tb_gpu_sgemm(&p, &gt) != TB_STAGE_NONE) {
+                if (tb_gpu_gemm(&p, &gt) != TB_STAGE_NONE) {
                     printf("%-6d GPU call failed\n", n);
                     return 1;
                 }

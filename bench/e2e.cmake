@@ -1,6 +1,7 @@
 # bench/e2e.cmake - the end-to-end benchmarks, included by the top-level
-# CMakeLists.txt: bench_e2e.c (one call, OpenBLAS, the shim, the kernel
-# alone, a peer preload and the naive offload), bench_repeat.c (a plain BLAS
+# CMakeLists.txt: bench_e2e.c (one call, single or double precision:
+# OpenBLAS, the shim, the kernel alone, a peer preload and the naive
+# offload), bench_repeat.c (a plain BLAS
 # client calling cblas_sgemm again and again on the same buffers; driven by
 # scripts/bench_repeat.sh), bench_overhead.c (the cost of a 4x4 call).
 find_package(OpenMP)
@@ -11,16 +12,23 @@ if(OpenMP_C_FOUND)
   target_link_libraries(bench_e2e PRIVATE OpenMP::OpenMP_C)
 endif()
 # bench.e2e-shapes: the sweep's shape syntax (transposes, padded leading
-#   dimensions) end to end: every row's relative error against float64 is
-#   fp32-small (it would not be if the check, the call or the shim read
-#   the pads), the labels come back as given, and a bad shape is refused.
+#   dimensions) end to end, in single and (--double) double precision:
+#   every row's relative error against the reference is small for its
+#   precision, below 1e-6 and 1e-13 (it would not be if the check, the call
+#   or the shim read the pads, or if a double call took an fp32 path), the
+#   header names the precision, the labels come back as given, and a bad
+#   shape is refused.
 add_test(NAME bench.e2e-shapes COMMAND sh -c
-  "out=$(\"$1\" \"$2\" --shapes 130x70x90,130x70x90:TN+3,90x130x70:NT+16,70x90x130:TT+1,50 --reps 2 --no-naive); rc=$?
-   printf '%s\\n' \"$out\"
-   [ $rc = 0 ] || { echo \"FAIL: exit status $rc\"; exit 1; }
-   for s in 130x70x90 130x70x90:TN+3 90x130x70:NT+16 70x90x130:TT+1 50x50x50; do
-     printf '%s\\n' \"$out\" | awk -v s=$s '$1 == s && $9 + 0 < 1e-6 { ok = 1 } END { exit !ok }' ||
-       { echo \"FAIL: $s: no row, or its relative error is not below 1e-6\"; exit 1; }
+  "for prec in single double; do
+     if [ $prec = single ]; then opt=; bound=1e-6; else opt=--double; bound=1e-13; fi
+     out=$(\"$1\" \"$2\" $opt --shapes 130x70x90,130x70x90:TN+3,90x130x70:NT+16,70x90x130:TT+1,50 --reps 2 --no-naive); rc=$?
+     printf '%s\\n' \"$out\"
+     [ $rc = 0 ] || { echo \"FAIL: $prec: exit status $rc\"; exit 1; }
+     printf '%s\\n' \"$out\" | head -1 | grep -q \"; $prec precision\" || { echo \"FAIL: the header does not say $prec\"; exit 1; }
+     for s in 130x70x90 130x70x90:TN+3 90x130x70:NT+16 70x90x130:TT+1 50x50x50; do
+       printf '%s\\n' \"$out\" | awk -v s=$s -v b=$bound '$1 == s && $9 + 0 < b + 0 { ok = 1 } END { exit !ok }' ||
+         { echo \"FAIL: $prec: $s: no row, or its relative error is not below $bound\"; exit 1; }
+     done
    done
    \"$1\" \"$2\" --shapes 30x20x10:XN > /dev/null 2>&1; [ $? = 2 ] || { echo 'FAIL: a bad shape was not refused'; exit 1; }"
   sh $<TARGET_FILE:bench_e2e> $<TARGET_FILE:tiledblas_lib>)

@@ -30,13 +30,24 @@ int tiledblas_sgemm_device(char transa, char transb, int m, int n, int k,
                            const float *B, int ldb,
                            float beta, float *C, int ldc, void *stream);
 
+/* The same in double precision, on the library's fp64 kernels (plain fp64
+ * arithmetic on the FP64 tensor cores where the GPU has them). */
+int tiledblas_dgemm_device(char transa, char transb, int m, int n, int k,
+                           double alpha, const double *A, int lda,
+                           const double *B, int ldb,
+                           double beta, double *C, int ldc, void *stream);
+
 /* The same, with the kernel named (NULL = the default choice for the shape).
- * Returns -2 when no kernel of that name exists or it does not support the
- * call. */
+ * Returns -2 when no kernel of that name exists, or it computes the other
+ * precision, does not fit this GPU or does not support the call. */
 int tiledblas_sgemm_device_kernel(const char *kernel, char transa, char transb,
                                   int m, int n, int k, float alpha,
                                   const float *A, int lda, const float *B, int ldb,
                                   float beta, float *C, int ldc, void *stream);
+int tiledblas_dgemm_device_kernel(const char *kernel, char transa, char transb,
+                                  int m, int n, int k, double alpha,
+                                  const double *A, int lda, const double *B, int ldb,
+                                  double beta, double *C, int ldc, void *stream);
 
 /* Text of the last CUDA error seen by this thread in the calls above. */
 const char *tiledblas_last_error(void);
@@ -78,7 +89,7 @@ int tiledblas_gpu_describe(char *buf, size_t len);
 int tiledblas_calibrate(char *buf, size_t len);
 
 /* Device memory: bytes held in the library's idle buffers (the preload's
- * pipeline buffers, and the pool that tiledblas_sgemm_device() copies
+ * pipeline buffers, and the pool that tiledblas_xgemm_device() copies
  * unaligned operands into, which keeps up to 512 MiB), and free on the
  * device. Returns 0, or -1 (both 0) when the GPU path has not started.
  * Never starts CUDA. */

@@ -1,7 +1,10 @@
 /* kernels/registry.c - the list of kernels the dispatcher may choose from,
- * in the order of the progression (docs/kernels.md), each with what it
- * needs of the GPU, and the choice among those that fit the device. Adding
- * a kernel means adding its launcher here; nothing else in src/ names one. */
+ * fp32 then fp64, each in the order of the progression (docs/kernels.md),
+ * with what it needs of the GPU; the choice among those of a product's
+ * element type that fit the device; and src/'s typed entry points for
+ * either type (tb_kernel_choose, tb_kernel_accepts, tb_gemm_launch).
+ * Adding a kernel means adding its launcher here; nothing else in src/
+ * names one. */
 #include "tb_kernels.h"
 #include <string.h>
 
@@ -72,23 +75,39 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
  * and 48 bytes of mbarriers, static; wgmma-simple: 48 KB + 1 KB, dynamic. */
 #define TB_SMEM_WGMMA (3 * 65536 + 1024 + 48)
 #define TB_SMEM_WGMMA_SIMPLE (48 * 1024 + 1024)
+/* Double precision. dtiled16: 2 x 16 x 16 doubles. dgemm_01: 4 stages of
+ * (128 x 20 + 128 x 20) doubles, dynamic, the NT layouts with 128-row tiles
+ * (the 64-row tiles take 3 x (64 x 20 + 128 x 20) doubles, 90 KB): it runs
+ * where 160 KB fit (8.0, 9.0, 10.x). */
+#define TB_SMEM_DTILED16 4096
+#define TB_SMEM_DMMA (4 * (128 * 20 + 128 * 20) * 8)
+#define TB_SMEM_DMMA_K32 (3 * (128 * 36 + 128 * 36) * 8)
+#define TB_SMEM_DMMA_64 (3 * (64 * 20 + 128 * 20) * 8)
+
+/* The last three fields of an fp32 entry: no fp64 launcher. */
+#define TB_FP32 TB_F32, NULL, NULL
 
 static const tb_kernel_info tb_kernels[] = {
     {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
-     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_TILED16},
+     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_TILED16,
+     TB_FP32},
     {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem",
-     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_REGBLOCK},
+     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_REGBLOCK,
+     TB_FP32},
     {"warptile", "warp tiles (64x32), double-buffered smem, one barrier per K slice",
-     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_WARPTILE},
+     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_WARPTILE,
+     TB_FP32},
     /* The tensor-core kernels: threads/thread_m/thread_n describe the
      * 128-row variant (the launcher takes 64-row tiles, 128 threads, when
      * 128-row tiles would leave SMs idle). A thread holds 4 accumulators
      * of each of the warp's 4x4 m16n8 tiles; thread_m x thread_n = 8 x 8
      * counts them the way the SIMT kernels do. */
     {"tf32x3", "tensor cores, 3xTF32 error-compensated (fp32 accuracy), 4-stage cp.async",
-     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32},
+     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32,
+     TB_FP32},
     {"tf32x3-tcacc", "as tf32x3 but every sum in the tensor-core accumulator (truncating adds)",
-     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32},
+     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32,
+     TB_FP32},
     /* Hopper only (compute capability 9.0; supports() says so): wgmma fed
      * by TMA, 128x128 tiles of two consumer warpgroups (64x128 each), one
      * producer warpgroup, persistent grid; thread_m x thread_n counts a
@@ -96,16 +115,33 @@ static const tb_kernel_info tb_kernels[] = {
      * 64x128 tiles, plain loads, the readable version. */
     {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent",
      tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
-     TB_SMEM_WGMMA},
+     TB_SMEM_WGMMA, TB_FP32},
     {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",
      tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
-     TB_SMEM_WGMMA},
+     TB_SMEM_WGMMA, TB_FP32},
     {"wgmma-simple", "Hopper wgmma, 3xTF32, one warpgroup, plain loads (step 4a, readable)",
      tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8, 128, 0, 1,
-     90, 90, TB_SMEM_WGMMA_SIMPLE},
+     90, 90, TB_SMEM_WGMMA_SIMPLE, TB_FP32},
     /* Plain TF32 is ~150x less accurate than fp32: opt-in by name only. */
     {"tf32-fast", "OPT-IN, NOT fp32-accurate: plain 1xTF32 tensor cores (~1e-4 relative error)",
-     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32},
+     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32,
+     TB_FP32},
+    /* Double precision (dtype TB_F64, dlaunch): the seed first, then the
+     * progression; ranks compare within a type only. dmma's tiling fields
+     * describe its 128-row variant, as tf32x3's do. */
+    {"dtiled16", "fp64 seed: 16x16 shared-memory tiles, one thread per element of C", NULL, NULL,
+     0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_DTILED16, TB_F64, tb_launch_dtiled16,
+     NULL},
+    {"dmma", "fp64 tensor cores: mma.sync f64 (m16n8k16 on 9.0+, m8n8k4 on 8.x), 4-stage cp.async",
+     NULL, NULL, 40, 128, 128, 16, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
+     tb_launch_dmma, NULL},
+    {"dmma-884", "as dmma with Ampere's m8n8k4 on every GPU (eight per m16n8k16 of dmma)", NULL,
+     NULL, 15, 128, 128, 16, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
+     tb_launch_dmma_884, NULL},
+    {"dmma-k32", "as dmma with K slices of 32 in 3 stages (half the barriers)", NULL, NULL, 12, 128,
+     128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA_K32, TB_F64, tb_launch_dmma_k32, NULL},
+    {"dmma-64", "as dmma with 64-row tiles, two blocks per SM, for every grid", NULL, NULL, -11, 64,
+     128, 16, 64, 32, 8, 8, 128, 1, 0, 80, 0, TB_SMEM_DMMA_64, TB_F64, tb_launch_dmma_64, NULL},
 };
 
 const tb_kernel_info *tb_kernel_list(int *count)
@@ -151,10 +187,30 @@ int tb_kernel_in_list(const char *name, const char *list)
  * 300x100x2000 0.057 against 0.133; the tensor cores win from 512^3
  * (0.046 against 0.038, 2.7e8 flops). */
 #define TB_SEED_MAX_FLOPS 2.2e8
+/* The same bound for fp64, dtiled16 against dmma (docs/kernels.md). */
+#define TB_DSEED_MAX_FLOPS 2.2e8
 
 int tb_kernel_small(int m, int n, int k)
 {
     return 2.0 * m * (double)n * k <= TB_SEED_MAX_FLOPS;
+}
+
+int tb_kernel_small_for(tb_dtype t, int m, int n, int k)
+{
+    if (t == TB_F32)
+        return tb_kernel_small(m, n, k);
+    return 2.0 * m * (double)n * k <= TB_DSEED_MAX_FLOPS;
+}
+
+/* The seed kernel of type t: the first entry of that type. */
+static const tb_kernel_info *tb_seed(tb_dtype t)
+{
+    int n;
+    const tb_kernel_info *k = tb_kernel_list(&n);
+    for (int i = 0; i < n; i++)
+        if (k[i].dtype == t)
+            return &k[i];
+    return &k[0];
 }
 
 int tb_kernel_fits(const tb_kernel_info *k, int major, int minor, int smem_optin)
@@ -173,46 +229,141 @@ int tb_kernel_fits_here(const tb_kernel_info *k)
     return tb_device_caps(dev, &major, &minor, &smem) && tb_kernel_fits(k, major, minor, smem);
 }
 
-/* The highest rank among the kernels that fit the GPU, take scratch only
- * when scratch_ok, and accept args (NULL: their supports() are not asked). */
-static const tb_kernel_info *tb_best(const tb_gemm_args *args, int major, int minor, int smem,
+/* Whether k's supports() or dsupports() accepts the product (args: a
+ * tb_gemm_args for an fp32 kernel, a tb_dgemm_args for an fp64 one; NULL:
+ * not asked). */
+static int tb_supported(const tb_kernel_info *k, const void *args)
+{
+    if (!args)
+        return 1;
+    if (k->dtype == TB_F64)
+        return !k->dsupports || k->dsupports((const tb_dgemm_args *)args);
+    return !k->supports || k->supports((const tb_gemm_args *)args);
+}
+
+/* The highest rank among the kernels of type t that fit the GPU, take
+ * scratch only when scratch_ok, and accept args (NULL: their supports() are
+ * not asked). */
+static const tb_kernel_info *tb_best(tb_dtype t, const void *args, int major, int minor, int smem,
                                      int scratch_ok)
 {
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n), *best = NULL;
     for (int i = 0; i < n; i++)
-        if (tb_kernel_fits(&k[i], major, minor, smem) && (scratch_ok || !k[i].takes_scratch) &&
-            (!args || !k[i].supports || k[i].supports(args)) && (!best || k[i].rank > best->rank))
+        if (k[i].dtype == t && tb_kernel_fits(&k[i], major, minor, smem) &&
+            (scratch_ok || !k[i].takes_scratch) && tb_supported(&k[i], args) &&
+            (!best || k[i].rank > best->rank))
             best = &k[i];
     return best;
 }
 
-const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin)
+const tb_kernel_info *tb_kernel_default_for(tb_dtype t, int major, int minor, int smem_optin)
 {
-    return tb_best(NULL, major, minor, smem_optin, 1);
+    return tb_best(t, NULL, major, minor, smem_optin, 1);
 }
 
-static const tb_kernel_info *tb_pick(const tb_gemm_args *args, int scratch_ok)
+const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin)
 {
-    int n, dev, major, minor, smem;
-    const tb_kernel_info *k = tb_kernel_list(&n), *best = NULL;
-    if (tb_kernel_small(args->m, args->n, args->k))
-        return &k[0];   /* tiled16: supports every call */
+    return tb_kernel_default_for(TB_F32, major, minor, smem_optin);
+}
+
+static const tb_kernel_info *tb_pick(tb_dtype t, const void *args, int m, int n, int k,
+                                     int scratch_ok)
+{
+    int dev, major, minor, smem;
+    const tb_kernel_info *best = NULL;
+    if (tb_kernel_small_for(t, m, n, k))
+        return tb_seed(t);   /* the seed supports every call */
     if (cudaGetDevice(&dev) != cudaSuccess)
         cudaGetLastError();
     else if (tb_device_caps(dev, &major, &minor, &smem))
-        best = tb_best(args, major, minor, smem, scratch_ok);
+        best = tb_best(t, args, major, minor, smem, scratch_ok);
     /* Nothing fits (a GPU older than the build, or CUDA cannot say): the
      * seed kernel, whose launch then fails and the call runs on the CPU. */
-    return best ? best : &k[0];
+    return best ? best : tb_seed(t);
 }
 
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args)
 {
-    return tb_pick(args, 1);
+    return tb_pick(TB_F32, args, args->m, args->n, args->k, 1);
 }
 
 const tb_kernel_info *tb_kernel_pick_no_scratch(const tb_gemm_args *args)
 {
-    return tb_pick(args, 0);
+    return tb_pick(TB_F32, args, args->m, args->n, args->k, 0);
+}
+
+const tb_kernel_info *tb_dkernel_pick(const tb_dgemm_args *args)
+{
+    return tb_pick(TB_F64, args, args->m, args->n, args->k, 1);
+}
+
+const tb_kernel_info *tb_dkernel_pick_no_scratch(const tb_dgemm_args *args)
+{
+    return tb_pick(TB_F64, args, args->m, args->n, args->k, 0);
+}
+
+/* ---- the generic product of src/ (tb_gemm) ------------------------------ */
+
+size_t tb_dtype_size(tb_dtype t)
+{
+    return t == TB_F64 ? sizeof(double) : sizeof(float);
+}
+
+/* g as the typed arguments of its element type: an fp32 call's alpha and
+ * beta go back to float (exact: they came from float). */
+static tb_gemm_args tb_sargs(const tb_gemm *g)
+{
+    tb_gemm_args a = {g->m, g->n, g->k, g->transa, g->transb, (float)g->alpha, (float)g->beta,
+                      (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float *)g->C,
+                      g->ldc};
+    return a;
+}
+
+static tb_dgemm_args tb_dargs(const tb_gemm *g)
+{
+    tb_dgemm_args a = {g->m, g->n, g->k, g->transa, g->transb, g->alpha, g->beta,
+                       (const double *)g->A, g->lda, (const double *)g->B, g->ldb,
+                       (double *)g->C, g->ldc};
+    return a;
+}
+
+const tb_kernel_info *tb_kernel_choose(const tb_gemm *g, int scratch_ok)
+{
+    if (g->dtype == TB_F64) {
+        const tb_dgemm_args a = tb_dargs(g);
+        return tb_pick(TB_F64, &a, a.m, a.n, a.k, scratch_ok);
+    }
+    const tb_gemm_args a = tb_sargs(g);
+    return tb_pick(TB_F32, &a, a.m, a.n, a.k, scratch_ok);
+}
+
+int tb_kernel_accepts(const tb_kernel_info *k, const tb_gemm *g)
+{
+    if (!k || k->dtype != g->dtype || !tb_kernel_fits_here(k))
+        return 0;
+    if (g->dtype == TB_F64) {
+        const tb_dgemm_args a = tb_dargs(g);
+        return k->dlaunch && tb_supported(k, &a);
+    }
+    const tb_gemm_args a = tb_sargs(g);
+    return k->launch && tb_supported(k, &a);
+}
+
+/* g with kern (NULL: the preferred kernel), through tb_gemm_run /
+ * tb_dgemm_run (kernels/run.cu) or, whole, the kernel's launcher alone. A
+ * kernel of the other element type is refused. */
+cudaError_t tb_gemm_launch(const tb_gemm *g, const tb_kernel_info *kern, int whole,
+                           cudaStream_t stream)
+{
+    if (!kern)
+        kern = tb_kernel_choose(g, 1);
+    if (!kern || kern->dtype != g->dtype)
+        return cudaErrorInvalidValue;
+    if (g->dtype == TB_F64) {
+        const tb_dgemm_args a = tb_dargs(g);
+        return whole ? kern->dlaunch(&a, stream) : tb_dgemm_run(&a, kern, stream);
+    }
+    const tb_gemm_args a = tb_sargs(g);
+    return whole ? kern->launch(&a, stream) : tb_gemm_run(&a, kern, stream);
 }

@@ -1,8 +1,9 @@
 /* kernels/run.cu - one product on device pointers, the way the public
- * tiledblas_sgemm_device() runs it: the chosen kernel; when that kernel is
- * fast only on 16-byte aligned rows, aligned copies of the operands that are
- * not; and when its grid would fill the GPU badly, K split into parts that
- * run side by side (see "split K" below).
+ * tiledblas_sgemm_device() runs it (tb_gemm_run; tb_dgemm_run for fp64):
+ * the chosen kernel; when that kernel is fast only on 16-byte aligned rows,
+ * aligned copies of the operands that are not; and when its grid would fill
+ * the GPU badly, K split into parts that run side by side (see "split K"
+ * below). One template over the element type serves both.
  *
  * Why: the tensor-core kernels feed shared memory with 16-byte cp.async
  * copies, which need every row of the operand to start on a 16-byte
@@ -31,19 +32,20 @@
  * Rows go over gridDim.y with a stride loop: any number of rows. */
 #define TB_PACK_THREADS 256
 #define TB_PACK_UNROLL 4
+template <typename T>
 __global__ void __launch_bounds__(TB_PACK_THREADS)
-tb_pack_kernel(const float *__restrict__ src, size_t lds, float *__restrict__ dst, size_t ldd,
-               int rows, int cols)
+tb_pack_kernel(const T *__restrict__ src, size_t lds, T *__restrict__ dst, size_t ldd, int rows,
+               int cols)
 {
     const int c0 = blockIdx.x * (TB_PACK_THREADS * TB_PACK_UNROLL) + threadIdx.x;
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float *s = src + (size_t)r * lds;
-        float *d = dst + (size_t)r * ldd;
-        float v[TB_PACK_UNROLL];
+        const T *s = src + (size_t)r * lds;
+        T *d = dst + (size_t)r * ldd;
+        T v[TB_PACK_UNROLL];
 #pragma unroll
         for (int u = 0; u < TB_PACK_UNROLL; u++) {
             const int c = c0 + u * TB_PACK_THREADS;
-            v[u] = c < cols ? s[c] : 0.0f;
+            v[u] = c < cols ? s[c] : T(0);
         }
 #pragma unroll
         for (int u = 0; u < TB_PACK_UNROLL; u++) {
@@ -54,13 +56,14 @@ tb_pack_kernel(const float *__restrict__ src, size_t lds, float *__restrict__ ds
     }
 }
 
-static cudaError_t tb_pack(const float *src, size_t lds, float *dst, size_t ldd, int rows,
-                           int cols, cudaStream_t stream)
+template <typename T>
+static cudaError_t tb_pack(const T *src, size_t lds, T *dst, size_t ldd, int rows, int cols,
+                           cudaStream_t stream)
 {
     const int chunk = TB_PACK_THREADS * TB_PACK_UNROLL;
     const unsigned gx = (unsigned)((cols + chunk - 1) / chunk);
     const unsigned gy = (unsigned)(rows < 65535 ? rows : 65535);
-    tb_pack_kernel<<<dim3(gx, gy), TB_PACK_THREADS, 0, stream>>>(src, lds, dst, ldd, rows, cols);
+    tb_pack_kernel<T><<<dim3(gx, gy), TB_PACK_THREADS, 0, stream>>>(src, lds, dst, ldd, rows, cols);
     return cudaGetLastError();
 }
 
@@ -168,7 +171,7 @@ extern "C" unsigned long long tb_run_repack_count(void)
  * (the row tiles), with 128 x 128 tiles. An operand read fewer than 4 times
  * is not worth copying once. Below 2 * 384^3 flops the kernel is launch-bound
  * and the extra launches are not worth it either. */
-static int tb_want_repack(const tb_gemm_args *g, int which)
+template <typename Args> static int tb_want_repack(const Args *g, int which)
 {
     const double flops = 2.0 * g->m * (double)g->n * g->k;
     if (flops < 2.0 * 384 * 384 * 384)
@@ -269,11 +272,49 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
     return best > 1.15 * base ? tb_split_fit(k, pick) : 1;   /* a clear gain only */
 }
 
+/* The same for fp64 and dgemm_01's tiling, which is tf32x3's (128-row
+ * tiles, or 64-row tiles two per SM when 128-row ones would not give every
+ * SM a tile). The partial C's are doubles: 16 S mn bytes at ~3 TB/s against
+ * 2mnk flops at ~55 TFLOP/s, about 147 S / k of the GEMM's time. Every grid
+ * is scored the same way, grids of 64-row tiles too, counting two slots
+ * per SM: the parts (at most 32, each at least 256 deep) that maximise the
+ * share of slots kept busy over the waves, after that price, when it beats
+ * the whole grid by 15%. 1025 x 1025 x 8192 (153 blocks of 64 x 128 for
+ * 264 slots, 58%) runs in 5 parts (765 blocks, 97%); 768 x 768 x 16384 (72
+ * blocks, 27%) in 11. */
+extern "C" int tb_dsplit_parts(int m, int n, int k, int sms)
+{
+    const double flops = 2.0 * m * (double)n * k;
+    if (flops < 2.0 * 768 * 768 * 768 || k < 512 || sms <= 0)
+        return 1;
+    const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    const long long t64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
+    const long long tiles = t128 < sms ? t64 : t128, slots = t128 < sms ? 2LL * sms : sms;
+    const double base = tb_fill(tiles, slots);
+    double best = base;
+    int pick = 1;
+    for (int parts = 2; parts <= TB_MAX_SPLIT && k / parts >= 256; parts++) {
+        const double score = tb_fill(parts * tiles, slots) / (1.0 + 147.0 * parts / k);
+        if (score > best) {
+            best = score;
+            pick = parts;
+        }
+    }
+    return best > 1.15 * base ? tb_split_fit(k, pick) : 1;
+}
+
 static int tb_split_count(const tb_gemm_args *g, int dev)
 {
     if (dev < 0 || dev >= TB_RUN_MAX_DEV)
         return 1;
     return tb_split_parts(g->m, g->n, g->k, tb_device_sms(dev));
+}
+
+static int tb_split_count(const tb_dgemm_args *g, int dev)
+{
+    if (dev < 0 || dev >= TB_RUN_MAX_DEV)
+        return 1;
+    return tb_dsplit_parts(g->m, g->n, g->k, tb_device_sms(dev));
 }
 
 /* S - 1 streams of our own per device, made once; 0 when they cannot be. */
@@ -298,25 +339,45 @@ static int tb_side_get(int dev, cudaStream_t *side)
 }
 
 /* C = alpha * (W_0 + ... + W_{S-1}) + beta * C, the W_s being the parts'
- * results (stride ldw, wstride apart). Rows over gridDim.y, columns over
- * threads: coalesced, any shape. */
+ * results (stride ldw, wstride apart), in the element type T (alpha and beta
+ * of fp64 products in double). Rows over gridDim.y, columns over threads:
+ * coalesced, any shape. */
+template <typename T>
 __global__ void __launch_bounds__(256)
-tb_split_sum(const float *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n,
-             float alpha, float beta, float *C, size_t ldc)
+tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n, T alpha,
+             T beta, T *C, size_t ldc)
 {
     for (int r = blockIdx.y; r < m; r += gridDim.y)
         for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
-            const float *w = W + (size_t)r * ldw + c;
-            float s = w[0];
+            const T *w = W + (size_t)r * ldw + c;
+            T s = w[0];
             for (int p = 1; p < parts; p++)
                 s += w[p * wstride];
-            float *d = C + (size_t)r * ldc + c;
-            *d = beta == 0.0f ? alpha * s : alpha * s + beta * *d;
+            T *d = C + (size_t)r * ldc + c;
+            *d = beta == T(0) ? alpha * s : alpha * s + beta * *d;
         }
 }
 
-static cudaError_t tb_split_run(const tb_gemm_args *g, const tb_kernel_info *kern, int parts,
-                                float *W, size_t ldw, int dev, cudaStream_t stream)
+/* The element type's argument struct and launcher. */
+template <typename T> struct tb_typed;
+template <> struct tb_typed<float> {
+    typedef tb_gemm_args args;
+    static cudaError_t launch(const tb_kernel_info *k, const args *a, cudaStream_t s)
+    {
+        return k->launch(a, s);
+    }
+};
+template <> struct tb_typed<double> {
+    typedef tb_dgemm_args args;
+    static cudaError_t launch(const tb_kernel_info *k, const args *a, cudaStream_t s)
+    {
+        return k->dlaunch(a, s);
+    }
+};
+
+template <typename T>
+static cudaError_t tb_split_run(const typename tb_typed<T>::args *g, const tb_kernel_info *kern,
+                                int parts, T *W, size_t ldw, int dev, cudaStream_t stream)
 {
     cudaStream_t side[TB_MAX_SPLIT - 1];
     cudaEvent_t fork = NULL, join[TB_MAX_SPLIT] = {};
@@ -338,16 +399,16 @@ static cudaError_t tb_split_run(const tb_gemm_args *g, const tb_kernel_info *ker
         if (concurrent && p > 0 && cudaStreamWaitEvent(st, fork, 0) != cudaSuccess && e == cudaSuccess)
             e = cudaGetLastError();
         const size_t k0 = (size_t)p * kc;
-        tb_gemm_args q = *g;
+        typename tb_typed<T>::args q = *g;
         q.k = g->k - (int)k0 < kc ? g->k - (int)k0 : kc;
         q.A = g->transa ? g->A + k0 * g->lda : g->A + k0;
         q.B = g->transb ? g->B + k0 : g->B + k0 * g->ldb;
         q.C = W + p * wstride;
         q.ldc = ldw;
-        q.alpha = 1.0f;
-        q.beta = 0.0f;
+        q.alpha = 1;
+        q.beta = 0;
         if (e == cudaSuccess)
-            e = kern->launch(&q, st);
+            e = tb_typed<T>::launch(kern, &q, st);
         /* Join even after a failure: the scratch is freed on `stream` after this. */
         if (concurrent && p > 0) {
             cudaEventRecord(join[p], st);
@@ -357,8 +418,8 @@ static cudaError_t tb_split_run(const tb_gemm_args *g, const tb_kernel_info *ker
     if (e == cudaSuccess) {
         const unsigned gx = (unsigned)((g->n + 255) / 256 < 8 ? (g->n + 255) / 256 : 8);
         const unsigned gy = (unsigned)(g->m < 65535 ? g->m : 65535);
-        tb_split_sum<<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, g->m, g->n, g->alpha,
-                                                       g->beta, g->C, g->ldc);
+        tb_split_sum<T><<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, g->m, g->n,
+                                                          g->alpha, g->beta, g->C, g->ldc);
         e = cudaGetLastError();
     }
     if (fork)
@@ -371,46 +432,43 @@ static cudaError_t tb_split_run(const tb_gemm_args *g, const tb_kernel_info *ker
 
 /* ---- the product ------------------------------------------------------------ */
 
-extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
-                                   cudaStream_t stream)
+template <typename T>
+static cudaError_t tb_run(const typename tb_typed<T>::args *args, const tb_kernel_info *kern,
+                          cudaStream_t stream)
 {
-    if (!kern)
-        kern = tb_kernel_pick(args);
-    if (!kern)
-        return cudaErrorInvalidValue;
-    tb_gemm_args g = *args;
-    if (!kern->wants_aligned || g.m <= 0 || g.n <= 0 || g.k <= 0 || g.alpha == 0.0f)
-        return kern->launch(&g, stream);
+    typename tb_typed<T>::args g = *args;
+    if (!kern->wants_aligned || g.m <= 0 || g.n <= 0 || g.k <= 0 || g.alpha == T(0))
+        return tb_typed<T>::launch(kern, &g, stream);
 
     /* Stored shapes: A is m x k (k x m when transposed), B k x n (n x k). */
     const int a_rows = g.transa ? g.k : g.m, a_cols = g.transa ? g.m : g.k;
     const int b_rows = g.transb ? g.n : g.k, b_cols = g.transb ? g.k : g.n;
-    const int pack_a = !tb_vec_ok(g.A, g.lda) && tb_want_repack(&g, 0);
-    const int pack_b = !tb_vec_ok(g.B, g.ldb) && tb_want_repack(&g, 1);
+    const int pack_a = !tb_rows16(g.A, g.lda, sizeof(T)) && tb_want_repack(&g, 0);
+    const int pack_b = !tb_rows16(g.B, g.ldb, sizeof(T)) && tb_want_repack(&g, 1);
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) {
         cudaGetLastError();
-        return kern->launch(&g, stream);
+        return tb_typed<T>::launch(kern, &g, stream);
     }
     const int parts = tb_split_count(&g, dev);
     if (!pack_a && !pack_b && parts == 1)
-        return kern->launch(&g, stream);
+        return tb_typed<T>::launch(kern, &g, stream);
 
     cudaMemPool_t pool = tb_pool_get(dev);
     const size_t lda2 = tb_round32((size_t)a_cols), ldb2 = tb_round32((size_t)b_cols);
     const size_t ldw = tb_round32((size_t)g.n);
-    const size_t a_bytes = pack_a ? (size_t)a_rows * lda2 * sizeof(float) : 0;
-    const size_t b_bytes = pack_b ? (size_t)b_rows * ldb2 * sizeof(float) : 0;
-    const size_t w_bytes = parts > 1 ? (size_t)parts * g.m * ldw * sizeof(float) : 0;
+    const size_t a_bytes = pack_a ? (size_t)a_rows * lda2 * sizeof(T) : 0;
+    const size_t b_bytes = pack_b ? (size_t)b_rows * ldb2 * sizeof(T) : 0;
+    const size_t w_bytes = parts > 1 ? (size_t)parts * g.m * ldw * sizeof(T) : 0;
     void *buf = NULL;
     if (!pool ||
         cudaMallocFromPoolAsync(&buf, a_bytes + b_bytes + w_bytes, pool, stream) != cudaSuccess) {
         cudaGetLastError(); /* no room: the direct kernel is slower, not wrong */
-        return kern->launch(&g, stream);
+        return tb_typed<T>::launch(kern, &g, stream);
     }
     cudaError_t e = cudaSuccess;
-    float *pa = (float *)buf, *pb = (float *)((char *)buf + a_bytes);
-    float *pw = (float *)((char *)buf + a_bytes + b_bytes);
+    T *pa = (T *)buf, *pb = (T *)((char *)buf + a_bytes);
+    T *pw = (T *)((char *)buf + a_bytes + b_bytes);
     if (pack_a && (e = tb_pack(g.A, g.lda, pa, lda2, a_rows, a_cols, stream)) == cudaSuccess) {
         g.A = pa;
         g.lda = lda2;
@@ -421,7 +479,8 @@ extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_inf
         g.ldb = ldb2;
     }
     if (e == cudaSuccess)
-        e = parts > 1 ? tb_split_run(&g, kern, parts, pw, ldw, dev, stream) : kern->launch(&g, stream);
+        e = parts > 1 ? tb_split_run<T>(&g, kern, parts, pw, ldw, dev, stream)
+                      : tb_typed<T>::launch(kern, &g, stream);
     /* Freed in stream order: after the kernels that read it, whatever happened. */
     cudaError_t f = cudaFreeAsync(buf, stream);
     if (e == cudaSuccess && f != cudaSuccess)
@@ -432,4 +491,26 @@ extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_inf
             __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);
     }
     return e;
+}
+
+/* A kernel of the other element type (a name forced by the caller) is
+ * refused, never launched through the wrong launcher. */
+extern "C" cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
+                                   cudaStream_t stream)
+{
+    if (!kern)
+        kern = tb_kernel_pick(args);
+    if (!kern || kern->dtype != TB_F32 || !kern->launch)
+        return cudaErrorInvalidValue;
+    return tb_run<float>(args, kern, stream);
+}
+
+extern "C" cudaError_t tb_dgemm_run(const tb_dgemm_args *args, const tb_kernel_info *kern,
+                                    cudaStream_t stream)
+{
+    if (!kern)
+        kern = tb_dkernel_pick(args);
+    if (!kern || kern->dtype != TB_F64 || !kern->dlaunch)
+        return cudaErrorInvalidValue;
+    return tb_run<double>(args, kern, stream);
 }

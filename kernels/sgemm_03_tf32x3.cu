@@ -63,68 +63,9 @@ template <int TB> struct tb_layb {
     static constexpr int B_SZ = TB ? BN * (BK + 4) : BK * (BN + 8);
 };
 
-__device__ __forceinline__ void cp_async16(float *dst, const float *src, int bytes)
-{
-    /* .cg: 16-byte copy that skips L1 (each tile is read once per block);
-     * bytes == 0 writes zeros and reads nothing. */
-    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
-}
-__device__ __forceinline__ void cp_async4(float *dst, const float *src, int bytes)
-{
-    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-/* Copy one ROWS x COLS tile of a row-major operand X, whose top left is
- * (r0, c0) and which has nrows x ncols elements, into shared memory with
- * stride SLD. Aligned operands (vec): one 16-byte cp.async per group of 4
- * along the contiguous dimension, a zero-filling 16-byte copy for groups past
- * the last row, and four predicated 4-byte copies for a group cut by the
- * last column. Unaligned operands (odd strides like 4097): 4-byte copies
- * mapped so that consecutive lanes read consecutive addresses (coalesced).
- * Elements outside the matrix become zeros, so the MMAs need no tests. */
-template <int ROWS, int COLS, int SLD, int NT>
-__device__ __forceinline__ void load_tile(float *s, const float *X, size_t ld, int vec, int r0,
-                                          int c0, int nrows, int ncols, int tid)
-{
-    if (vec) {
-        /* Thread tid always copies the same 4 columns, in rows rb, rb + RSTEP,
-         * ...: one running pointer instead of one per group (registers). */
-        constexpr int GPR = COLS / 4;                 /* groups per row */
-        constexpr int RSTEP = NT / GPR, ITER = ROWS / RSTEP;
-        const int rb = tid / GPR, c = (tid % GPR) * 4, gc = c0 + c;
-        const float *src = X + (size_t)(r0 + rb) * ld + gc;
-        float *d = s + rb * SLD + c;
-#pragma unroll
-        for (int it = 0; it < ITER; it++, src += RSTEP * ld, d += RSTEP * SLD) {
-            const int gr = r0 + rb + it * RSTEP;
-            if (gr < nrows && gc + 3 < ncols) {
-                cp_async16(d, src, 16);
-            } else if (gr < nrows) {
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    cp_async4(d + e, gc + e < ncols ? src + e : X, gc + e < ncols ? 4 : 0);
-            } else {
-                cp_async16(d, X, 0);
-            }
-        }
-    } else {
-        constexpr int ITER = ROWS * COLS / NT;
-#pragma unroll 4
-        for (int it = 0; it < ITER; it++) {
-            const int q = it * NT + tid, r = q / COLS, c = q % COLS;
-            const int gr = r0 + r, gc = c0 + c;
-            const bool in = gr < nrows && gc < ncols;
-            cp_async4(s + r * SLD + c, in ? X + (size_t)gr * ld + gc : X, in ? 4 : 0);
-        }
-    }
-}
+/* The tile copies (tb_load_tile), the STAGES-deep cp.async pipeline
+ * (tb_cp_pipeline), the grouped block order and the paired stores of C are
+ * shared with the double-precision kernel: tb_kernel_common.cuh. */
 
 /* Round to TF32 (10-bit mantissa), nearest with ties away: the "big" part. */
 __device__ __forceinline__ uint32_t tf32_rna(float x)
@@ -171,15 +112,9 @@ tb_tf32_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int gq = lane / 4, tq = lane % 4;       /* MMA (groupID, thread in group) */
 
-    /* Grouped launch order: consecutive blocks walk down a group of 8 block
-     * rows before moving right, so the ~132 resident blocks share 8 row
-     * panels of A and ~17 column panels of B in L2 instead of 2 and 64. */
-    const int GROUP = 8;
-    const int pid = blockIdx.x, width = GROUP * nblk_n;
-    const int first_m = (pid / width) * GROUP;
-    const int gsize = min(nblk_m - first_m, GROUP);
-    const int bm = (first_m + (pid % width) % gsize) * BM;
-    const int bn = ((pid % width) / gsize) * BN;
+    int tm, tn;
+    tb_grouped_tile(blockIdx.x, nblk_m, nblk_n, tm, tn);
+    const int bm = tm * BM, bn = tn * BN;
     const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;
 
     float acc[MT][NTL][4], part[MT][NTL][4];
@@ -193,40 +128,19 @@ tb_tf32_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int 
                 part[i][j][e] = 0.f;
             }
 
-    auto load_stage = [&](int stage, int k0) {
+    auto load_stage = [&](int stage, int kt) {
         float *sA = smem + stage * (A_SZ + B_SZ), *sB = sA + A_SZ;
-        if (!TA) load_tile<BM, BK, A_LD, NT>(sA, g.A, g.lda, vec_a, bm, k0, g.m, g.k, tid);
-        else     load_tile<BK, BM, A_LD, NT>(sA, g.A, g.lda, vec_a, k0, bm, g.k, g.m, tid);
-        if (!TB) load_tile<BK, BN, B_LD, NT>(sB, g.B, g.ldb, vec_b, k0, bn, g.k, g.n, tid);
-        else     load_tile<BN, BK, B_LD, NT>(sB, g.B, g.ldb, vec_b, bn, k0, g.n, g.k, tid);
+        const int k0 = kt * BK;
+        if (!TA) tb_load_tile<float, BM, BK, A_LD, NT>(sA, g.A, g.lda, vec_a, bm, k0, g.m, g.k, tid);
+        else     tb_load_tile<float, BK, BM, A_LD, NT>(sA, g.A, g.lda, vec_a, k0, bm, g.k, g.m, tid);
+        if (!TB) tb_load_tile<float, BK, BN, B_LD, NT>(sB, g.B, g.ldb, vec_b, k0, bn, g.k, g.n, tid);
+        else     tb_load_tile<float, BN, BK, B_LD, NT>(sB, g.B, g.ldb, vec_b, bn, k0, g.n, g.k, tid);
     };
 
-    const int ktiles = (g.k + BK - 1) / BK;
-    /* Prologue: STAGES-1 slices in flight. A group is committed even when
-     * there is no slice to load, so that the wait below counts uniformly. */
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles)
-            load_stage(s, s * BK);
-        cp_async_commit();
-    }
-
-    for (int kt = 0; kt < ktiles; kt++) {
-        /* Groups committed so far: STAGES-1+kt. Allowing STAGES-2 pending
-         * means this thread's copies of slice kt have landed ... */
-        cp_async_wait<STAGES - 2>();
-        /* ... and this barrier makes everyone's copies visible to all. It
-         * also proves that every warp has finished slice kt-1, whose buffer
-         * (kt-1) % STAGES is refilled just below. One barrier per slice. */
-        __syncthreads();
-        {
-            const int nk = kt + STAGES - 1;
-            if (nk < ktiles)
-                load_stage(nk % STAGES, nk * BK);
-            cp_async_commit();
-        }
-
-        const float *sA = smem + (kt % STAGES) * (A_SZ + B_SZ), *sB = sA + A_SZ;
+    /* Each iteration waits for the oldest slice, issues the newest, then
+     * multiplies (tb_cp_pipeline). */
+    tb_cp_pipeline<STAGES>((g.k + BK - 1) / BK, load_stage, [&](int stage, int kt) {
+        const float *sA = smem + stage * (A_SZ + B_SZ), *sB = sA + A_SZ;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             uint32_t ab[MT][4], as[MT][4], bb[NTL][2], bs[NTL][2];
@@ -282,8 +196,7 @@ tb_tf32_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int 
                         part[i][j][e] = 0.f;
                     }
         }
-    }
-    cp_async_wait<0>();   /* nothing may still write shared memory at exit */
+    });
 
     /* Epilogue. Accumulator element e of tile (i, j) is C(row, col) with
      * row = g (+8 for e >= 2), col = 2t (+1 for odd e): pairs of adjacent
@@ -309,28 +222,12 @@ tb_tf32_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int 
                                         col + e);
                     v[e] = g.alpha * s;
                 }
-                float *c = g.C + (size_t)row * g.ldc + col;
-                if (vec_c && col + 1 < g.n) {
-                    float2 o = make_float2(v[0], v[1]);
-                    if (g.beta != 0.f) {
-                        const float2 old = *reinterpret_cast<float2 *>(c);
-                        o.x += g.beta * old.x;
-                        o.y += g.beta * old.y;
-                    }
-                    *reinterpret_cast<float2 *>(c) = o;
-                } else {
-                    /* beta == 0 never reads C. */
-                    c[0] = (g.beta == 0.f) ? v[0] : v[0] + g.beta * c[0];
-                    if (col + 1 < g.n)
-                        c[1] = (g.beta == 0.f) ? v[1] : v[1] + g.beta * c[1];
-                }
+                tb_store2(g.C + (size_t)row * g.ldc + col, col, g.n, v, g.beta, vec_c);
             }
         }
 }
 
 /* ---- host side ---------------------------------------------------------- */
-
-#define TB_MAX_DEV 64
 
 template <int TA, int TB, int BM, int PASSES, int ACC2>
 static cudaError_t tb_tf32_go(const tb_gemm_args &g, int va, int vb, int vc, int nblk_m,
@@ -339,18 +236,11 @@ static cudaError_t tb_tf32_go(const tb_gemm_args &g, int va, int vb, int vc, int
     constexpr int NT = (BM / WM) * (BN / WN) * 32;
     constexpr size_t smem =
         (size_t)STAGES * (tb_lay<TA, BM>::A_SZ + tb_layb<TB>::B_SZ) * sizeof(float);
-    /* Over 48 KB of dynamic shared memory must be requested per kernel and
-     * device. Setting it twice is harmless, so a racy flag is fine. */
-    static volatile int attr_set[TB_MAX_DEV];
+    static volatile int attr_set[TB_ATTR_MAX_DEV];
     auto kern = tb_tf32_kernel<TA, TB, BM, PASSES, ACC2>;
-    if (dev < 0 || dev >= TB_MAX_DEV || !attr_set[dev]) {
-        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem);
-        if (e != cudaSuccess)
-            return e;
-        if (dev >= 0 && dev < TB_MAX_DEV)
-            attr_set[dev] = 1;
-    }
+    const cudaError_t e = tb_smem_attr(kern, (int)smem, dev, attr_set);
+    if (e != cudaSuccess)
+        return e;
     const long long blocks = (long long)nblk_m * nblk_n;
     kern<<<(unsigned)blocks, NT, smem, stream>>>(g, va, vb, vc, nblk_m, nblk_n);
     return cudaGetLastError();

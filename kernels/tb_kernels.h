@@ -1,9 +1,9 @@
 /* kernels/tb_kernels.h - the C ABI between the host side (src/) and the CUDA
- * kernels (kernels/). Every kernel file exports one launcher of type
- * tb_launch_fn; kernels/registry.c lists them. Kernels see only device
- * pointers, row-major operands and a stream; they never synchronise, take
- * scratch only from run.cu's stream-ordered pool (tb_run_scratch), and report
- * launch errors by return value. */
+ * kernels (kernels/). Every kernel file exports launchers of type
+ * tb_launch_fn (fp32) or tb_dlaunch_fn (fp64); kernels/registry.c lists
+ * them. Kernels see only device pointers, row-major operands and a stream;
+ * they never synchronise, take scratch only from run.cu's stream-ordered
+ * pool (tb_run_scratch), and report launch errors by return value. */
 #ifndef TB_KERNELS_H
 #define TB_KERNELS_H
 
@@ -30,6 +30,35 @@ typedef struct tb_gemm_args {
     float *C; size_t ldc;
 } tb_gemm_args;
 
+/* The element type of a product: fp32 (tb_gemm_args, the sgemm_* kernels)
+ * or fp64 (tb_dgemm_args, the dgemm_* kernels). The values are those of
+ * src/'s tb_prec. */
+typedef enum { TB_F32 = 0, TB_F64 = 1 } tb_dtype;
+
+/* The same product in double precision; the same rules as tb_gemm_args. */
+typedef struct tb_dgemm_args {
+    int m, n, k;
+    int transa, transb;
+    double alpha, beta;
+    const double *A; size_t lda;
+    const double *B; size_t ldb;
+    double *C; size_t ldc;
+} tb_dgemm_args;
+
+/* The product as the host side (src/) hands it over, whatever its element
+ * type: A, B and C point to elements of `dtype`, strides in elements;
+ * alpha and beta are exact for either type (an fp32 call's are converted
+ * back to float). */
+typedef struct tb_gemm {
+    tb_dtype dtype;
+    int m, n, k;
+    int transa, transb;
+    double alpha, beta;
+    const void *A; size_t lda;
+    const void *B; size_t ldb;
+    void *C; size_t ldc;
+} tb_gemm;
+
 /* Launch the product on `stream`; return cudaSuccess or the launch error.
  * A launcher must accept every shape and stride allowed by BLAS unless its
  * tb_kernel_info.supports() says no. */
@@ -38,6 +67,9 @@ typedef cudaError_t (*tb_launch_fn)(const tb_gemm_args *args, cudaStream_t strea
 /* Optional limits, checked by the dispatcher before it picks a kernel; NULL
  * means "any shape, any stride, any alignment". */
 typedef int (*tb_supports_fn)(const tb_gemm_args *args);
+/* The fp64 launcher and limits, with the same contract. */
+typedef cudaError_t (*tb_dlaunch_fn)(const tb_dgemm_args *args, cudaStream_t stream);
+typedef int (*tb_dsupports_fn)(const tb_dgemm_args *args);
 
 typedef struct tb_kernel_info {
     const char *name;        /* TILEDBLAS_KERNEL=<name> selects it        */
@@ -67,7 +99,29 @@ typedef struct tb_kernel_info {
      * static plus the most dynamic shared memory its launcher requests. */
     int cc_min, cc_max;
     int smem;
+    /* The element type it computes in. TB_F32 kernels have launch (and
+     * supports); TB_F64 kernels have dlaunch (and dsupports) and a NULL
+     * launch. */
+    tb_dtype dtype;
+    tb_dlaunch_fn dlaunch;
+    tb_dsupports_fn dsupports;
 } tb_kernel_info;
+
+/* ---- What src/ uses, for either element type (kernels/registry.c) ---- */
+/* Bytes of one element. */
+size_t tb_dtype_size(tb_dtype t);
+/* The preferred kernel for g on the current device, among those of g's
+ * element type: what tb_kernel_pick (fp32) or tb_dkernel_pick (fp64) picks;
+ * scratch_ok 0: only kernels that take no scratch of their own. */
+const tb_kernel_info *tb_kernel_choose(const tb_gemm *g, int scratch_ok);
+/* 1 when kernel k computes g's element type, fits the current device and
+ * its supports() accepts g. */
+int tb_kernel_accepts(const tb_kernel_info *k, const tb_gemm *g);
+/* Runs g with kern (NULL: tb_kernel_choose(g, 1)) on stream: as
+ * tb_gemm_run / tb_dgemm_run do (aligned copies, split K) when whole is 0,
+ * kern's launcher alone when whole is 1 (a caller held to a memory cap). */
+cudaError_t tb_gemm_launch(const tb_gemm *g, const tb_kernel_info *kern, int whole,
+                           cudaStream_t stream);
 
 /* kernels/registry.c */
 const tb_kernel_info *tb_kernel_list(int *count);
@@ -91,6 +145,12 @@ int tb_kernel_small(int m, int n, int k);
  * aside (NULL: no kernel fits, e.g. a GPU older than the build). */
 int tb_kernel_fits(const tb_kernel_info *k, int major, int minor, int smem_optin);
 const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin);
+/* The same among the kernels of element type t (tb_kernel_default_on is
+ * tb_kernel_default_for(TB_F32, ...)). */
+const tb_kernel_info *tb_kernel_default_for(tb_dtype t, int major, int minor, int smem_optin);
+/* Whether an m x n x k product of element type t is small enough for that
+ * type's seed kernel (tb_kernel_small for TB_F32). */
+int tb_kernel_small_for(tb_dtype t, int m, int n, int k);
 /* Whether k fits the current device (0 when CUDA cannot say). */
 int tb_kernel_fits_here(const tb_kernel_info *k);
 
@@ -102,13 +162,20 @@ int tb_kernel_fits_here(const tb_kernel_info *k);
  * of its own, on `stream`). Falls back to the plain launch when it cannot. */
 cudaError_t tb_gemm_run(const tb_gemm_args *args, const tb_kernel_info *kern,
                         cudaStream_t stream);
+/* The same for an fp64 product and an fp64 kernel (NULL: tb_dkernel_pick). */
+cudaError_t tb_dgemm_run(const tb_dgemm_args *args, const tb_kernel_info *kern,
+                         cudaStream_t stream);
+/* kernels/registry.c: as tb_kernel_pick, among the fp64 kernels. */
+const tb_kernel_info *tb_dkernel_pick(const tb_dgemm_args *args);
+const tb_kernel_info *tb_dkernel_pick_no_scratch(const tb_dgemm_args *args);
 /* Operands repacked and products split along K so far (tests), and device
  * bytes the pool holds. */
 unsigned long long tb_run_repack_count(void);
 unsigned long long tb_run_split_count(void);
 /* How many parts tb_gemm_run splits K into for m x n x k on `sms` SMs (1:
- * none); pure, for tests. */
+ * none); pure, for tests. tb_dsplit_parts: the same for tb_dgemm_run. */
 int tb_split_parts(int m, int n, int k, int sms);
+int tb_dsplit_parts(int m, int n, int k, int sms);
 size_t tb_run_pool_bytes(void);
 /* Stream-ordered scratch from the same pool for a launcher's own pre-pass
  * (NULL when there is none to be had: the launcher then takes a path that
@@ -122,7 +189,7 @@ int tb_device_sms(int dev);
  * 1 and the values, or 0 if CUDA cannot say. */
 int tb_device_caps(int dev, int *major, int *minor, int *smem_optin);
 
-/* Launchers, one per kernel file. */
+/* Launchers, one per kernel file. gemm_00_tiled16.cu: the seed. */
 cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);
 /* sgemm_01_regblock.cu: 128x128 tiles, 8x8 register micro-tiles */
 cudaError_t tb_launch_regblock(const tb_gemm_args *args, cudaStream_t stream);
@@ -144,6 +211,21 @@ cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream);
 int tb_wgmma_supports(const tb_gemm_args *args);
 int tb_wgmma_simple_supports(const tb_gemm_args *args);
+
+/* Double precision (tb_dlaunch_fn). gemm_00_tiled16.cu: the seed kernel in
+ * double, the same template as tb_launch_tiled16. */
+cudaError_t tb_launch_dtiled16(const tb_dgemm_args *args, cudaStream_t stream);
+/* dgemm_01_dmma.cu: FP64 tensor cores (mma.sync f64), 4-stage cp.async
+ * pipeline, padded shared memory. dmma: m16n8k16 on compute capability 9.0
+ * and later, m8n8k4 on 8.x; dmma-884: m8n8k4 on every GPU (the Ampere
+ * instruction, kept to compare and to test that path on Hopper). */
+cudaError_t tb_launch_dmma(const tb_dgemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_dmma_884(const tb_dgemm_args *args, cudaStream_t stream);
+/* The same kernel, other tilings: dmma-k32, slices of 32 in 3 stages (216
+ * KB of shared memory: 9.0 and 10.x); dmma-64, 64-row tiles (two blocks
+ * per SM) for every grid. */
+cudaError_t tb_launch_dmma_k32(const tb_dgemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_dmma_64(const tb_dgemm_args *args, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,19 +1,21 @@
 #!/bin/bash
 # scripts/gpu_check.sh - the whole GPU check in one go, for the lent H200
 # (shared/GPU.md): unpack OpenBLAS and the reference testers carried in
-# .deps/, build, run ctest with the GPU tests, xscblat3 in forced-GPU mode,
-# compute-sanitizer on a small GPU run, and the benchmark tables.
+# .deps/, build, run ctest with the GPU tests, xscblat3 and xdcblat3 in
+# forced-GPU mode, compute-sanitizer on a small GPU run, and the benchmark
+# tables.
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
 #          (2; 4 for shapes under 1 GFLOP) and shapes; TB_SWEEP_EXTRA: shapes
-#          added to the list;
+#          added to the list; TB_SWEEP_DOUBLE_SHAPES: the shapes of the sweep
+#          in double precision, run the same way after it (set empty: none);
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   TB_SWITCH_SHAPES: step switch's shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
-#          switch
+#          switch (xscblat3 runs xdcblat3 too)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
@@ -58,11 +60,13 @@ $B/tiledblas info | grep "^cost model"
 cp /tmp/tb-cache/rates-*.txt "$out/" 2>/dev/null   # the rates and the small-call grid's times
 fi
 if want xscblat3; then
-step "xscblat3, forced GPU, default deck, with decision lines"
+for p in s d; do     # single precision (xscblat3, deck sin3), double (xdcblat3, din3)
+step "x${p}cblat3, forced GPU, default deck, with decision lines"
 (cd /tmp && LD_LIBRARY_PATH=$TB_BLASDIR:$LD_LIBRARY_PATH TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 LD_PRELOAD=$TBLIB \
-    $TB_BLASDIR/xscblat3 < $TB_BLASDIR/sin3 > "$out/xscblat3.out" 2> "$out/xscblat3.err")
-grep -E "sgemm|FAIL" "$out/xscblat3.out"
-echo "decision lines: gpu $(grep -c ' -> gpu ' "$out/xscblat3.err"), cpu $(grep -c ' -> cpu ' "$out/xscblat3.err"); other lines: $(grep -vc ' -> ' "$out/xscblat3.err")"
+    $TB_BLASDIR/x${p}cblat3 < $TB_BLASDIR/${p}in3 > "$out/x${p}cblat3.out" 2> "$out/x${p}cblat3.err")
+grep -E "${p}gemm|FAIL" "$out/x${p}cblat3.out"
+echo "decision lines: gpu $(grep -c ' -> gpu ' "$out/x${p}cblat3.err"), cpu $(grep -c ' -> cpu ' "$out/x${p}cblat3.err"); other lines: $(grep -vc ' -> ' "$out/x${p}cblat3.err")"
+done
 
 fi
 if want sanitizers; then
@@ -75,6 +79,10 @@ for tool in memcheck racecheck initcheck synccheck; do
         $B/tests/sgemm_check --calls 3 --min-dim 700 --max-dim 760 --seed 5 > "$out/sanitizer-$tool-big.log" 2>&1
     echo "$tool: exit $r1 / $? ; $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$out/sanitizer-$tool.log" "$out/sanitizer-$tool-big.log" | tr '\n' ' ')"
 done
+echo "-- double precision (cblas_dgemm and dgemm_), small calls:"
+TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB compute-sanitizer --tool memcheck --error-exitcode 9 \
+    $B/tests/sgemm_check --calls 30 --max-dim 40 --api mixed --double > "$out/sanitizer-memcheck-double.log" 2>&1
+echo "memcheck: exit $? ; $(grep -hE 'ERROR SUMMARY|passed' "$out/sanitizer-memcheck-double.log" | tr '\n' ' ')"
 echo "-- the device path's own kernels (aligned copies, split-K sum) through test_kernels --kernels run:"
 for tool in memcheck initcheck synccheck racecheck; do
     timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
@@ -109,18 +117,23 @@ step "end to end: one call through the shim (forced GPU) against OpenBLAS Skylak
 TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --sizes 256,512,1024,2048,4096,8192,16384 --reps 5 | tee "$out/e2e.txt"
 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE=$out/e2e-trace.jsonl $B/bench_e2e $TBLIB --sizes 4096,8192 --reps 3 > /dev/null
 grep '"route":"gpu"' "$out/e2e-trace.jsonl" | tail -2
+echo "-- double precision: one cblas_dgemm call through the shim (forced GPU) against OpenBLAS's cblas_dgemm:"
+TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --double --sizes 1024,2048,4096,8192,16384 --reps 5 \
+    | tee "$out/e2e-double.txt"
 echo "-- every layout and transpose at 4096, auto mode (each within 10% of RowMajor NN):"
 $B/bench_layouts $TBLIB --size 4096 --reps 5 | tee "$out/layouts.txt"
 
 fi
 if want nvblas; then
-step "against NVBLAS (sgemm_ under its own preload) in the same process as the shim"
+step "against NVBLAS (sgemm_ and dgemm_ under its own preload) in the same process as the shim"
 nvb=/usr/local/cuda/lib64/libnvblas.so
 if [ -f $nvb ]; then
     printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /tmp/nvblas.log\n' \
         "$lib/openblas-pthread/libopenblas.so.0" > /tmp/nvblas.conf
     NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb $B/bench_e2e $TBLIB --sizes 512,1024,2048,4096,8192 \
         --reps 5 --peer NVBLAS 2>&1 | tee "$out/nvblas.txt"
+    NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb $B/bench_e2e $TBLIB --double --sizes 512,1024,2048,4096,8192 \
+        --reps 5 --peer NVBLAS 2>&1 | tee "$out/nvblas-double.txt"
 else
     echo "no $nvb on this machine"
 fi
@@ -164,28 +177,41 @@ shapes=$shapes,96x768x200,180x180x700,48x1500x100,700x700x20,3000x3000x3,120x200
 shapes=$shapes,1500x40x900,350x350x90
 shapes=${TB_SWEEP_SHAPES:-$shapes}   # a shorter list, for a quick look
 shapes=$shapes${TB_SWEEP_EXTRA:+,$TB_SWEEP_EXTRA}   # shapes beyond the list
-small=$(echo $shapes | tr , '\n' | awk '{ d = $0; sub(/[:+].*/, "", d); n = split(d, x, "x")
-        if (n == 1) x[2] = x[3] = x[1]; if (2 * x[1] * x[2] * x[3] < 1e9) print $0 }' | tr '\n' ,)
+# Double precision (bench_e2e --double: cblas_dgemm against OpenBLAS's):
+# twice the bytes a flop and a CPU at half its single rate move the
+# crossover to larger calls than single's; the list spans it, with the
+# square sizes, thin and skinny shapes, a transpose and a padded stride.
+dshapes=160,256,384,512,700,1024,2048,4096,8192,1500x1500x64,4096x4096x64,8192x8192x256,2048x2048x16
+dshapes=$dshapes,256x256x65536,64x4096x4096,65536x256x256,1000x3000x2000:TN,2500x2500x2500+1
+dshapes=$dshapes,700x200x900,180x180x700,3000x3000x3,100x300x500,600x600x600:TT+2
+dshapes=${TB_SWEEP_DOUBLE_SHAPES-$dshapes}
 rounds=${TB_SWEEP_ROUNDS:-2}; small_rounds=${TB_SWEEP_SMALL_ROUNDS:-4}
-step "the decision across $(echo $shapes | tr , '\n' | wc -l) shapes ($(echo $small | tr , '\n' | grep -c .) under 1 GFLOP): CPU only, GPU only, and auto (the cost model), end to end"
-: > "$out/sweep-gpu.txt"; : > "$out/sweep-auto.txt"; : > "$out/sweep-auto.err"; : > "$out/sweep-auto-stats.jsonl"
+# sweep NAME WHAT SHAPES [BENCH_E2E OPTIONS]: the rounds over SHAPES, files
+# $out/NAME-*, the table in $out/NAME.txt, then the model's residuals and
+# the naive offload on the same shapes.
+sweep() {
+local name=$1 what=$2 shapes=$3; shift 3
+local small=$(echo $shapes | tr , '\n' | awk '{ d = $0; sub(/[:+].*/, "", d); n = split(d, x, "x")
+        if (n == 1) x[2] = x[3] = x[1]; if (2 * x[1] * x[2] * x[3] < 1e9) print $0 }' | tr '\n' ,)
+step "the decision$what across $(echo $shapes | tr , '\n' | wc -l) shapes ($(echo $small | tr , '\n' | grep -c .) under 1 GFLOP): CPU only, GPU only, and auto (the cost model), end to end"
+: > "$out/$name-gpu.txt"; : > "$out/$name-auto.txt"; : > "$out/$name-auto.err"; : > "$out/$name-auto-stats.jsonl"
 for round in $(seq $(( rounds > small_rounds ? rounds : small_rounds ))); do
     list=$shapes; [ $round -gt $rounds ] && list=$small
     for s in $(echo $list | tr , ' '); do
-        TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --shapes $s --reps 5 | grep -E '^[0-9]+x' >> "$out/sweep-gpu.txt"
-        echo "{\"sweep\":\"$s\"}" >> "$out/sweep-auto-stats.jsonl"
-        TILEDBLAS_STATS=$out/sweep-auto-stats.jsonl $B/bench_e2e $TBLIB --shapes $s --reps 5 --no-naive \
-            2>> "$out/sweep-auto.err" | grep -E '^[0-9]+x' >> "$out/sweep-auto.txt"
+        TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB "$@" --shapes $s --reps 5 | grep -E '^[0-9]+x' >> "$out/$name-gpu.txt"
+        echo "{\"sweep\":\"$s\"}" >> "$out/$name-auto-stats.jsonl"
+        TILEDBLAS_STATS=$out/$name-auto-stats.jsonl $B/bench_e2e $TBLIB "$@" --shapes $s --reps 5 --no-naive \
+            2>> "$out/$name-auto.err" | grep -E '^[0-9]+x' >> "$out/$name-auto.txt"
     done
 done
-TILEDBLAS_LEARN=off TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB --shapes $shapes --reps 1 --no-naive > "$out/sweep-decisions.txt" \
-    2> "$out/sweep-decisions.err"
+TILEDBLAS_LEARN=off TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB "$@" --shapes $shapes --reps 1 --no-naive > "$out/$name-decisions.txt" \
+    2> "$out/$name-decisions.err"
 awk -f "$root/scripts/sweep_table.awk" \
-    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-auto-stats.jsonl" | tee "$out/sweep.txt"
+    "$out/$name-gpu.txt" "$out/$name-auto.txt" "$out/$name-auto-stats.jsonl" | tee "$out/$name.txt"
 echo "-- the cost model against the clock, per shape (first decision line against the fastest round):"
 awk -f "$root/scripts/model_residuals.awk" \
-    "$out/sweep-gpu.txt" "$out/sweep-auto.txt" "$out/sweep-decisions.err" > "$out/model-residuals.txt"
-tail -2 "$out/model-residuals.txt"
+    "$out/$name-gpu.txt" "$out/$name-auto.txt" "$out/$name-decisions.err" > "$out/model-residuals${name#sweep}.txt"
+tail -2 "$out/model-residuals${name#sweep}.txt"
 echo "-- the naive offload (cudaMalloc, pageable cudaMemcpy, our kernel, cudaMemcpy back) on the same shapes:"
 awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+(:[NT][NT])?(\+[0-9]+)?$/ {
         if (!($1 in shim)) order[++n] = $1
@@ -194,7 +220,10 @@ awk '$1 ~ /^[0-9]+x[0-9]+x[0-9]+(:[NT][NT])?(\+[0-9]+)?$/ {
      END { for (i = 1; i <= n; i++) { s = order[i]
             if (s in nv) { g += log(nv[s] / shim[s]); c++; if (nv[s] / shim[s] < lo || !lo) { lo = nv[s] / shim[s]; ls = s } } }
         if (c) printf "naive/shim over %d shapes: geometric mean %.2fx, lowest %.2fx at %s\n", c, exp(g / c), lo, ls }' \
-    "$out/sweep-gpu.txt" | tee "$out/sweep-naive.txt"
+    "$out/$name-gpu.txt" | tee "$out/$name-naive.txt"
+}
+sweep sweep "" "$shapes"
+[ -z "$dshapes" ] || sweep sweep-double " in double precision" "$dshapes" --double
 fi
 if want learn; then
 step "learning over a long program: 101 calls per shape in one process, auto mode (route per call, reasons)"
@@ -281,12 +310,13 @@ item() {
     done
     printf '%-34s %s:%s\n' "$name" "$([ $bad = 0 ] && echo PASS || echo CHECK)" "$line"
 }
-item "1 concurrency (16/64 threads)" preload.threads
-item "2 fork" preload.fork tool.stats-fork
+item "1 concurrency (16/64 threads)" preload.threads preload.double-threads-fork
+item "2 fork" preload.fork preload.double-threads-fork tool.stats-fork
 item "3 injected faults, cap, GPU full" preload.faults preload.device-cap preload.gpu-full
 item "4 bad input and settings" preload.illegal-args preload.bad-settings tool.usage
 item "5 memory (valgrind, soak)" preload.valgrind preload.soak
-item "6 conformance (xscblat3, xblat3s)" preload.xscblat3-gpu preload.xscblat3-wide preload.xblat3s-gpu preload.xlintsts
+item "6 conformance (BLAS, LAPACK testers)" preload.xscblat3-gpu preload.xscblat3-wide preload.xblat3s-gpu preload.xlintsts \
+    preload.xdcblat3-gpu preload.xblat3d-gpu preload.xlintstd
 TILEDBLAS_MODE=gpu LD_PRELOAD=$TBLIB $B/tests/soak --calls 10000 2>&1 | grep -E "soak:"
 fi
 step "done"

@@ -1,9 +1,9 @@
 #!/bin/bash
 # scripts/gpu_numpy.sh PREFIX LIBTILEDBLAS OUTDIR - Debian's numpy
 # float32 products (C-ordered, Fortran-ordered and transposed operands, sizes
-# up to 2048) under the preload, in auto and forced-GPU modes, on a machine
-# whose own Python cannot be reached by a preload (a PyPI numpy carries its
-# OpenBLAS under renamed symbols).
+# up to 2048) and float64 ones (sizes up to 640) under the preload, in auto
+# and forced-GPU modes, on a machine whose own Python cannot be reached by a
+# preload (a PyPI numpy carries its OpenBLAS under renamed symbols).
 #
 # PREFIX holds .deps/*.deb unpacked with dpkg -x (scripts/gpu_check.sh does
 # this; scripts/fetch_deps.sh downloads them): Debian's python3.11 runs from
@@ -139,7 +139,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
     case $(field gpu) in yes*) ;; *) say "        but nvidia-smi lists a GPU: $(nvidia-smi -L | head -1)" ;; esac
 fi
 
-line_re='^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?$'
+line_re='^tiledblas: [sd]gemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?$'
 info_re='^tiledblas: cost model: '     # auto mode's rates, at the first call that may use the GPU
 status=0
 for mode in auto gpu; do
@@ -148,19 +148,21 @@ for mode in auto gpu; do
     TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD=$tblib "$py" -S "$check" --big >"$o" 2>"$e"
     rc=$?
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    want=$(sed -n 's/^products: //p' "$o")
-    n=$(grep -c '^tiledblas: sgemm ' "$e")
+    want=$(sed -n 's/^products float32: //p' "$o") want64=$(sed -n 's/^products float64: //p' "$o")
+    n=$(grep -c '^tiledblas: sgemm ' "$e") n64=$(grep -c '^tiledblas: dgemm ' "$e")   # (the float32 references add dgemm calls)
     gpu=$(grep -E "$line_re" "$e" | grep -c ' -> gpu ')
     cpu=$(grep -E "$line_re" "$e" | grep -c ' -> cpu ')
     other=$(grep -vE "$line_re" "$e" | grep -vcE "$info_re")
     why=$(grep -oE ' -> (gpu|cpu) \([a-z:-]+\)' "$e" | sed 's/^ -> //' | sort | uniq -c | sort -rn |
           awk '{ printf "%s%s %s %d", sep, $2, $3, $1; sep = ", " }')
-    lines="${want:-?} products, $n decision lines: gpu $gpu, cpu $cpu [$why], other lines $other, ${ms} ms"
+    lines="${want:-?} float32 and ${want64:-?} float64 products, $n sgemm and $n64 dgemm decision lines: gpu $gpu, cpu $cpu [$why], other lines $other, ${ms} ms"
     bad=""
-    if [ $rc != 0 ] || [ -z "$want" ]; then
+    if [ $rc != 0 ] || [ -z "$want" ] || [ -z "$want64" ]; then
         bad="numpy_check.py exit $rc: $(cat "$o" "$e" | grep -v '^tiledblas: ' | tail -3 | tr '\n' ' ')"
     elif [ "$n" -lt "$want" ]; then
         bad="$n decision lines for $want float32 products"
+    elif [ "$n64" -lt "$want64" ]; then
+        bad="$n64 dgemm decision lines for $want64 float64 products"
     elif [ $have_gpu = 1 ]; then
         [ "$other" = 0 ] || bad="warnings with a GPU: $(grep -vE "$line_re" "$e" | grep -vE "$info_re" | head -3 | tr '\n' ' ')"
         [ "$gpu" -gt 0 ] || bad="no product went to the GPU"

@@ -1,26 +1,33 @@
 #!/bin/bash
-# scripts/kernel_check.sh - build the kernels, test_kernels and bench_kernels
-# with nvcc/gcc directly (independent of the top-level CMake), and on a GPU
-# machine run: the kernel tests, compute-sanitizer memcheck and racecheck on
-# small runs, and the benchmark table. Logs go to OUT.
+# scripts/kernel_check.sh - build the kernels, test_kernels, test_registry and
+# bench_kernels with nvcc/gcc directly (independent of the top-level CMake),
+# and on a GPU machine run: the kernel tests, compute-sanitizer memcheck and
+# racecheck on small runs, and the benchmark table. Logs go to OUT.
 #   scripts/kernel_check.sh build [BUILD]          build only (no GPU needed)
+#   scripts/kernel_check.sh link [BUILD]           relink the executables only
 #   scripts/kernel_check.sh run [BUILD] [OUT]      build if needed, then run
-# Environment: TEST_ARGS (test_kernels options), BENCH_ARGS (bench_kernels
-# options), SAN_KERNELS (kernels under compute-sanitizer), KERNEL_ARCH (the
-# GPU to build for, default sm_90; the wgmma kernel is always sm_90a).
+# Environment: DTYPE (float, double or all: which kernels run; default float),
+# TEST_ARGS (test_kernels options), BENCH_ARGS (bench_kernels options),
+# SAN_KERNELS (kernels under compute-sanitizer), KERNEL_ARCH (the GPU to
+# build for, default sm_90; the wgmma kernel is always sm_90a).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-run}
 B=${2:-$root/.kbuild}
 OUT=${3:-${OUT:-$root/kernel-check}}
+DTYPE=${DTYPE:-float}
 mkdir -p "$B" "$OUT"
 
-build() {
+# Objects are rebuilt when missing or older than their source or a kernel
+# header, so a build after an edit compiles only what changed.
+compile() {
     local flags="-arch=${KERNEL_ARCH:-sm_90} -O3 -Xptxas -v -lineinfo -I$root/kernels"
-    local objs=()
+    local newest
+    newest=$(ls -t "$root"/kernels/*.h "$root"/kernels/*.cuh | head -1)
     for f in "$root"/kernels/*.cu; do
         o=$B/$(basename "$f" .cu).o
-        objs+=("$o")
+        [ "$o" -nt "$f" ] && [ "$o" -nt "$newest" ] && continue
+        rm -f "$o"
         # The wgmma kernel is sm_90a code only (arch-specific: wgmma, setmaxnreg).
         local arch=""
         case "$f" in *wgmma*) arch="-gencode=arch=compute_90a,code=sm_90a" ;; esac
@@ -32,9 +39,13 @@ build() {
     for f in "$root"/kernels/*.cu; do
         [ -s "$B/$(basename "$f" .cu).o" ] || { cat "$B/$(basename "$f" .cu).ptxas.txt"; return 1; }
     done
-    local cu=/usr/local/cuda/lib64
+}
+
+link() {
+    local cu=/usr/local/cuda/lib64 objs=()
+    for f in "$root"/kernels/*.cu; do objs+=("$B/$(basename "$f" .cu).o"); done
     local libs="-L$cu -lcudart_static -ldl -lrt -lpthread -lm -Wl,-Bstatic -lgomp -Wl,-Bdynamic"
-    for t in tests/kernels/test_kernels bench/bench_kernels; do
+    for t in tests/kernels/test_kernels tests/kernels/test_registry bench/bench_kernels; do
         gcc -O2 -fopenmp -Wall -Wextra -I"$root/kernels" -I/usr/local/cuda/include \
             -c "$root/$t.c" -o "$B/$(basename $t).o" || return 1
         g++ -fopenmp -o "$B/$(basename $t)" "$B/$(basename $t).o" "${objs[@]}" "$B/registry.o" $libs || return 1
@@ -42,42 +53,63 @@ build() {
     echo "built in $B"
 }
 
-if [ "$mode" = build ]; then
-    build
-    exit $?
-fi
+build() { compile && link; }
+
+case $mode in
+    build) build; exit $? ;;
+    link) link; exit $? ;;
+esac
 
 step() { printf '\n==== %s\n' "$*"; }
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 if ! "$B/test_kernels" --max 0 >/dev/null 2>&1; then
-    step "carried binaries do not run here: rebuilding"
-    build || exit 1
+    # Carried objects are fine on any machine with the same CUDA; the
+    # executables may need this machine's libraries: relink first.
+    step "carried binaries do not run here: relinking (rebuilding if that fails)"
+    link || build || exit 1
 fi
+"$B/test_registry" > "$OUT/test_registry.log" 2>&1
+echo "test_registry: exit $?; $(tail -1 "$OUT/test_registry.log")"
 
-step "SASS of the wgmma kernel (instruction counts)"
+# The kernels of the chosen element type (registry names; fp64 ones start with d).
+case $DTYPE in
+    double) kl=dtiled16,dmma,dmma-884,run; san_default=dmma,dmma-884; bench_dtype=double ;;
+    all) kl=; san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884; bench_dtype=float ;;
+    *) kl=; san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple; bench_dtype=float ;;
+esac
+targs="--dtype $DTYPE ${kl:+--kernels $kl}"
+
+step "SASS of the tensor-core kernels (instruction counts)"
 if command -v cuobjdump > /dev/null; then
     cuobjdump --dump-sass "$B/sgemm_04_wgmma.o" > "$OUT/sgemm_04_wgmma.sass" 2>&1
     for ins in HGMMA UTMALDG SYNCS USETMAXREG WARPGROUP LDL STL; do
         printf '%s %s  ' "$ins" "$(grep -c "$ins" "$OUT/sgemm_04_wgmma.sass")"
     done
     echo
+    cuobjdump --dump-sass "$B/dgemm_01_dmma.o" > "$OUT/dgemm_01_dmma.sass" 2>&1
+    grep -oE "DMMA\.[0-9A-Za-z.]+" "$OUT/dgemm_01_dmma.sass" | sort | uniq -c | tr '\n' ' '
+    for ins in LDGSTS LDS LDL STL BAR; do
+        printf '%s %s  ' "$ins" "$(grep -c "$ins" "$OUT/dgemm_01_dmma.sass")"
+    done
+    echo
 fi
 grep -A3 "tb_wgmma_kernel\|tb_wgmma_simple" "$B/sgemm_04_wgmma.ptxas.txt" | grep -E "registers|spill" | head -4
+grep -A3 "tb_dmma_kernel" "$B/dgemm_01_dmma.ptxas.txt" | grep -E "registers|spill" | head -4
 
-step "test_kernels ${TEST_ARGS:-(full)}"
-timeout 150 "$B/test_kernels" ${TEST_ARGS:-} > "$OUT/test_kernels.log" 2>&1
-echo "exit $?"; grep -E "^FAIL" "$OUT/test_kernels.log" | head -20; tail -1 "$OUT/test_kernels.log"
+step "test_kernels $targs ${TEST_ARGS:-(full)}"
+timeout 150 "$B/test_kernels" $targs ${TEST_ARGS:-} > "$OUT/test_kernels.log" 2>&1
+echo "exit $?"; grep -E "^FAIL|^skip" "$OUT/test_kernels.log" | head -20; tail -1 "$OUT/test_kernels.log"
 
-step "bench_kernels"
-timeout 130 "$B/bench_kernels" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_kernels.txt"
+step "bench_kernels --dtype $bench_dtype"
+timeout 130 "$B/bench_kernels" --dtype $bench_dtype ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_kernels.txt"
 
 step "compute-sanitizer"
-san=${SAN_KERNELS:-regblock,warptile,tf32x3,tf32-fast,wgmma-simple}
-timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --max 127 --kernels "$san" \
+san=${SAN_KERNELS:-$san_default}
+timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --dtype all --max 127 --kernels "$san" \
     > "$OUT/memcheck.log" 2>&1
 echo "memcheck (test_kernels --max 127): exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log"); $(tail -1 "$OUT/memcheck.log" | grep passed)"
-timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --max 33 --kernels "$san" \
+timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --dtype all --max 33 --kernels "$san" \
     > "$OUT/racecheck.log" 2>&1
 echo "racecheck (test_kernels --max 33): exit $?; $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tr '\n' ' ')"
 # The persistent wgmma kernel takes grids of half a wave and more only: its

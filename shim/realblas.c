@@ -16,17 +16,26 @@
 typedef void (*tb_cblas_sgemm_fn)(int, int, int, int, int, int, float,
                                   const float *, int, const float *, int,
                                   float, float *, int);
+typedef void (*tb_cblas_dgemm_fn)(int, int, int, int, int, int, double,
+                                  const double *, int, const double *, int,
+                                  double, double *, int);
 /* Fortran: everything by reference, then the hidden lengths of the two
  * character arguments (gfortran passes size_t). */
 typedef void (*tb_fortran_sgemm_fn)(const char *, const char *, const int *, const int *,
                                     const int *, const float *, const float *, const int *,
                                     const float *, const int *, const float *, float *,
                                     const int *, size_t, size_t);
+typedef void (*tb_fortran_dgemm_fn)(const char *, const char *, const int *, const int *,
+                                    const int *, const double *, const double *, const int *,
+                                    const double *, const int *, const double *, double *,
+                                    const int *, size_t, size_t);
 
 /* The symbols we forward to, one line each. */
 #define TB_REAL_SYMBOLS(X) \
     X(cblas_sgemm, tb_cblas_sgemm_fn) \
-    X(sgemm_, tb_fortran_sgemm_fn)
+    X(sgemm_, tb_fortran_sgemm_fn) \
+    X(cblas_dgemm, tb_cblas_dgemm_fn) \
+    X(dgemm_, tb_fortran_dgemm_fn)
 
 #define TB_DECLARE(name, type) static type tb_real_##name;
 TB_REAL_SYMBOLS(TB_DECLARE)
@@ -111,15 +120,20 @@ static void tb_resolve(void)
     TB_REAL_SYMBOLS(TB_RESOLVE)
     tb_fallback_error = error;
     Dl_info info;
-    void *any = tb_real_cblas_sgemm ? (void *)tb_real_cblas_sgemm : (void *)tb_real_sgemm_;
+    void *any = tb_real_cblas_sgemm ? (void *)tb_real_cblas_sgemm
+              : tb_real_sgemm_      ? (void *)tb_real_sgemm_
+              : tb_real_cblas_dgemm ? (void *)tb_real_cblas_dgemm : (void *)tb_real_dgemm_;
     if (any && dladdr(any, &info) && info.dli_fname)
         tb_real_path = info.dli_fname;
 }
 
-/* Once, when a call first runs on the built-in GEMM: what was looked for. */
-static void tb_no_blas(void)
+/* Once, when a call first runs on the built-in GEMM: what was looked for
+ * (the entry points of the call's precision). */
+static void tb_no_blas(tb_prec prec)
 {
-    static const char looked[] = "no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_";
+    const char *looked = prec == TB_DOUBLE
+        ? "no CPU BLAS found: the program loaded no cblas_dgemm or dgemm_"
+        : "no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_";
     static const char builtin[] = "calls run on the built-in CPU GEMM (single-threaded, slow)";
     const char *configured = tb_settings_get()->cpu_blas;
     if (!configured)
@@ -142,6 +156,12 @@ tb_cblas_fn tb_real_cblas(void)
     return (tb_cblas_fn)tb_real_cblas_sgemm;
 }
 
+tb_dcblas_fn tb_real_cblas_d(void)
+{
+    pthread_once(&tb_real_once, tb_resolve);
+    return (tb_dcblas_fn)tb_real_cblas_dgemm;
+}
+
 const char *tb_real_blas_path(void)
 {
     pthread_once(&tb_real_once, tb_resolve);
@@ -149,7 +169,7 @@ const char *tb_real_blas_path(void)
 }
 
 /* Set while this thread is inside the real BLAS, so that a CBLAS whose
- * cblas_sgemm calls sgemm_ (the reference one does) is intercepted once. */
+ * cblas_xgemm calls xgemm_ (the reference one does) is intercepted once. */
 static __thread int tb_depth;
 
 int tb_inside_real_blas(void)
@@ -157,22 +177,29 @@ int tb_inside_real_blas(void)
     return tb_depth;
 }
 
-/* A row-major problem on the real cblas_sgemm, else the real sgemm_, else
- * the built-in GEMM. */
+/* A row-major problem on the real cblas_xgemm, else the real xgemm_ (row-major
+ * C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T), else the built-in
+ * GEMM. */
 static void tb_run_problem(const tb_problem *p)
 {
     int m = p->m, n = p->n, k = p->k, lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-    if (tb_real_cblas_sgemm) {
-        tb_real_cblas_sgemm(TB_ROW_MAJOR, p->transa ? TB_TRANS : TB_NO_TRANS,
-                            p->transb ? TB_TRANS : TB_NO_TRANS, m, n, k, p->alpha,
-                            p->A, lda, p->B, ldb, p->beta, p->C, ldc);
-    } else if (tb_real_sgemm_) {
-        /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
-        const char *ta = p->transa ? "T" : "N", *tb = p->transb ? "T" : "N";
-        tb_real_sgemm_(tb, ta, &n, &m, &k, &p->alpha, p->B, &ldb, p->A, &lda, &p->beta,
+    const int ta = p->transa ? TB_TRANS : TB_NO_TRANS, tb = p->transb ? TB_TRANS : TB_NO_TRANS;
+    const char *fa = p->transa ? "T" : "N", *fb = p->transb ? "T" : "N";
+    if (p->prec == TB_DOUBLE && tb_real_cblas_dgemm) {
+        tb_real_cblas_dgemm(TB_ROW_MAJOR, ta, tb, m, n, k, p->alpha, p->A, lda, p->B, ldb,
+                            p->beta, p->C, ldc);
+    } else if (p->prec == TB_DOUBLE && tb_real_dgemm_) {
+        tb_real_dgemm_(fb, fa, &n, &m, &k, &p->alpha, p->B, &ldb, p->A, &lda, &p->beta,
                        p->C, &ldc, 1, 1);
+    } else if (p->prec == TB_SINGLE && tb_real_cblas_sgemm) {
+        tb_real_cblas_sgemm(TB_ROW_MAJOR, ta, tb, m, n, k, (float)p->alpha, p->A, lda, p->B,
+                            ldb, (float)p->beta, p->C, ldc);
+    } else if (p->prec == TB_SINGLE && tb_real_sgemm_) {
+        const float alpha = (float)p->alpha, beta = (float)p->beta;
+        tb_real_sgemm_(fb, fa, &n, &m, &k, &alpha, p->B, &ldb, p->A, &lda, &beta, p->C, &ldc,
+                       1, 1);
     } else {
-        tb_no_blas();
+        tb_no_blas(p->prec);
         tb_cpu_gemm(p);
     }
 }
@@ -183,22 +210,34 @@ static void tb_run_problem(const tb_problem *p)
 static void tb_forward_elsewhere(const tb_call *c)
 {
     tb_problem p;
-    if (!tb_real_cblas_sgemm && !tb_real_sgemm_)
-        tb_no_blas();
+    if (c->prec == TB_DOUBLE ? !tb_real_cblas_dgemm && !tb_real_dgemm_
+                             : !tb_real_cblas_sgemm && !tb_real_sgemm_)
+        tb_no_blas(c->prec);
     if (tb_cpu_gemm_check(c, &p) == 0)
         tb_run_problem(&p);
 }
 
 static void tb_forward_now(const tb_call *c)
 {
-    if (c->api == TB_API_CBLAS && tb_real_cblas_sgemm)
-        tb_real_cblas_sgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
+    const int cblas = c->api == TB_API_CBLAS, dbl = c->prec == TB_DOUBLE;
+    if (cblas && dbl && tb_real_cblas_dgemm) {
+        tb_real_cblas_dgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
                             c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
-    else if (c->api == TB_API_FORTRAN && tb_real_sgemm_)
-        tb_real_sgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &c->alpha, c->A, &c->lda,
+    } else if (!cblas && dbl && tb_real_dgemm_) {
+        tb_real_dgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &c->alpha, c->A, &c->lda,
                        c->B, &c->ldb, &c->beta, c->C, &c->ldc, 1, 1);
-    else
+    } else if (cblas && !dbl && tb_real_cblas_sgemm) {
+        tb_real_cblas_sgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, (float)c->alpha,
+                            c->A, c->lda, c->B, c->ldb, (float)c->beta, c->C, c->ldc);
+    } else if (!cblas && !dbl && tb_real_sgemm_) {
+        /* The caller's own scalars, by reference, as they came: their float
+         * values are exactly alpha and beta. */
+        const float alpha = (float)c->alpha, beta = (float)c->beta;
+        tb_real_sgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &alpha, c->A, &c->lda,
+                       c->B, &c->ldb, &beta, c->C, &c->ldc, 1, 1);
+    } else {
         tb_forward_elsewhere(c);
+    }
 }
 
 void tb_forward_problem(const tb_problem *p)
@@ -238,11 +277,11 @@ int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen)
     const char *path = tb_real_blas_path();
     warn[0] = '\0';
     if (!path || strcmp(path, "none") == 0) {
-        snprintf(buf, len, "none: the built-in CPU GEMM, single-threaded (no cblas_sgemm or "
-                 "sgemm_ found; see %s)", TB_ENV_CPU_BLAS);
+        snprintf(buf, len, "none: the built-in CPU GEMM, single-threaded (no cblas_sgemm, "
+                 "sgemm_, cblas_dgemm or dgemm_ found; see %s)", TB_ENV_CPU_BLAS);
         return 0;
     }
-    /* The library that gave us cblas_sgemm is loaded: RTLD_NOLOAD only
+    /* The library that gave us the BLAS is loaded: RTLD_NOLOAD only
      * takes a reference to it, to look up its own description functions. */
     void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
     if (!h) {

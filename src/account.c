@@ -21,7 +21,7 @@ void tb_account(const tb_record *r)
             snprintf(pred, sizeof pred, " predicted cpu %.3f ms, gpu %.3f ms", r->pred_cpu_s * 1e3,
                      r->pred_gpu_s * 1e3);
         tb_log(2, "%s %s %c%c m=%d n=%d k=%d -> %s (%s)%s",
-               c->api == TB_API_FORTRAN ? "sgemm_" : "sgemm", c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
+               tb_call_name(c), c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
                tb_trans_char(c->transa), tb_trans_char(c->transb), c->m, c->n, c->k,
                r->route == TB_ROUTE_GPU ? "gpu" : "cpu",
                tb_reason_text(r->reason, r->failed, why, sizeof why), pred);

@@ -25,13 +25,14 @@ static int tb_trans_arg(char t, int *out)
     return 0;
 }
 
-TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, char transb,
-                                            int m, int n, int k, float alpha,
-                                            const float *A, int lda, const float *B, int ldb,
-                                            float beta, float *C, int ldc, void *stream)
+/* One product on device pointers, either precision: the BLAS argument
+ * checks, the kernel (named, or the best for the call), tb_gemm_launch. */
+static int tb_device_gemm(const char *kernel, tb_dtype dtype, char transa, char transb, int m,
+                          int n, int k, double alpha, const void *A, int lda, const void *B,
+                          int ldb, double beta, void *C, int ldc, void *stream)
 {
     int ta, tb;
-    /* BLAS argument numbers, in the order of the Fortran sgemm. */
+    /* BLAS argument numbers, in the order of the Fortran xgemm. */
     if (!tb_trans_arg(transa, &ta)) return 1;
     if (!tb_trans_arg(transb, &tb)) return 2;
     if (m < 0) return 3;
@@ -41,13 +42,15 @@ TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, cha
     if (ldb < (tb ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return 10;
     if (ldc < (n > 1 ? n : 1)) return 13;
 
-    tb_gemm_args g = {m, n, k, ta, tb, alpha, beta, A, (size_t)lda, B, (size_t)ldb, C, (size_t)ldc};
-    const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_pick(&g);
-    if (!kern || (kern->supports && !kern->supports(&g))) {
-        tb_api_error = "no such kernel, or it does not support this call";
+    const tb_gemm g = {dtype, m, n, k, ta, tb, alpha, beta, A, (size_t)lda, B, (size_t)ldb,
+                       C, (size_t)ldc};
+    const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_choose(&g, 1);
+    if (!kern || !tb_kernel_accepts(kern, &g)) {
+        tb_api_error = "no such kernel, or it does not compute this precision, fit this GPU "
+                       "or support this call";
         return -2;
     }
-    cudaError_t e = tb_gemm_run(&g, kern, (cudaStream_t)stream);
+    cudaError_t e = tb_gemm_launch(&g, kern, 0, (cudaStream_t)stream);
     if (e != cudaSuccess) {
         tb_api_error = cudaGetErrorString(e);
         cudaGetLastError();
@@ -56,13 +59,40 @@ TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, cha
     return 0;
 }
 
+TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, char transb,
+                                            int m, int n, int k, float alpha,
+                                            const float *A, int lda, const float *B, int ldb,
+                                            float beta, float *C, int ldc, void *stream)
+{
+    return tb_device_gemm(kernel, TB_F32, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                          C, ldc, stream);
+}
+
 TB_EXPORT int tiledblas_sgemm_device(char transa, char transb, int m, int n, int k,
                                      float alpha, const float *A, int lda,
                                      const float *B, int ldb,
                                      float beta, float *C, int ldc, void *stream)
 {
-    return tiledblas_sgemm_device_kernel(NULL, transa, transb, m, n, k, alpha, A, lda,
-                                         B, ldb, beta, C, ldc, stream);
+    return tb_device_gemm(NULL, TB_F32, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                          C, ldc, stream);
+}
+
+TB_EXPORT int tiledblas_dgemm_device_kernel(const char *kernel, char transa, char transb,
+                                            int m, int n, int k, double alpha,
+                                            const double *A, int lda, const double *B, int ldb,
+                                            double beta, double *C, int ldc, void *stream)
+{
+    return tb_device_gemm(kernel, TB_F64, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                          C, ldc, stream);
+}
+
+TB_EXPORT int tiledblas_dgemm_device(char transa, char transb, int m, int n, int k,
+                                     double alpha, const double *A, int lda,
+                                     const double *B, int ldb,
+                                     double beta, double *C, int ldc, void *stream)
+{
+    return tb_device_gemm(NULL, TB_F64, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                          C, ldc, stream);
 }
 
 TB_EXPORT int tiledblas_kernel_count(void)

@@ -22,8 +22,8 @@
  * written by an older model are measured again. 2: the CPU's time for C's
  * traffic adds to its flops instead of overlapping them. 3: the small-call
  * grid. 4: the grid's GPU times are medians of five, not the fastest of
- * three. */
-#define TB_MODEL_REVISION 4
+ * three. 5: double precision's compute rates. */
+#define TB_MODEL_REVISION 5
 
 /* The cache file's largest size: the rates and up to 448 grid lines. */
 #define TB_CAL_TEXT 32768
@@ -44,6 +44,9 @@ static const struct {
     {"d2h_bps", offsetof(tb_rates, d2h_bps), 1e8, 1e13},
     {"thin_dim", offsetof(tb_rates, thin_dim), 1.0, 1e6},
     {"cpu_c_bps", offsetof(tb_rates, cpu_c_bps), 1e8, 1e13},
+    {"dp_cpu_flops", offsetof(tb_rates, dp_cpu_flops), 1e7, 1e16},
+    {"dp_cpu_core_flops", offsetof(tb_rates, dp_cpu_core_flops), 1e6, 1e14},
+    {"dp_gpu_flops", offsetof(tb_rates, dp_gpu_flops), 1e9, 1e17},
 };
 #define TB_NCAL (int)(sizeof tb_cal_fields / sizeof tb_cal_fields[0])
 

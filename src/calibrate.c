@@ -25,6 +25,10 @@
  *              becomes the fixed cost when that is more than the 64^3 call;
  *   kernel     1024x4096x4096 on device buffers, the size of the pipeline's
  *              panels, timed with events;
+ *   double     the fp64 kernel at that size, and the CPU BLAS's dgemm at
+ *              2048x2048x1024 and 60^3 (its rate on all cores and on one;
+ *              the fixed costs and bytes a second are the machine's, the
+ *              same for both precisions);
  *   grid       both routes at the 259 shapes of the small-call grid
  *              (costmodel.c), GPU after the GPU's rates, CPU after the
  *              CPU's (on the H200 machine a calibration takes 1.12-1.14 s,
@@ -53,7 +57,7 @@ static char tb_cal_source[1200] = "built in (H200 machine); measured on the firs
 static tb_problem tb_prob(int m, int n, int k, float beta, const float *A, const float *B,
                           float *C)
 {
-    tb_problem p = {m, n, k, 0, 0, 1.0f, beta, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+    tb_problem p = {m, n, k, 0, 0, 1.0, beta, A, (size_t)k, B, (size_t)n, C, (size_t)n, TB_SINGLE};
     return p;
 }
 
@@ -79,7 +83,7 @@ static double tb_time_ranked(const tb_problem *p, int reps, int on_gpu, int medi
         memset(&gt, 0, sizeof gt);
         double t0 = tb_now();
         if (on_gpu) {
-            if (tb_gpu_sgemm(p, &gt) != TB_STAGE_NONE)
+            if (tb_gpu_gemm(p, &gt) != TB_STAGE_NONE)
                 return -1.0;
         } else {
             tb_forward_problem(p);
@@ -96,10 +100,11 @@ static double tb_time(const tb_problem *p, int reps, int on_gpu)
     return tb_time_ranked(p, reps, on_gpu, 0);
 }
 
-/* The kernel alone at a panel's size, on a stream of our own; -1 if the
- * memory is not there. */
-static double tb_time_kernel(int m, int n, int k)
+/* The kernel of precision dtype alone at a panel's size, on a stream of
+ * our own; -1 if the memory is not there. */
+static double tb_time_kernel(tb_dtype dtype, int m, int n, int k)
 {
+    const size_t es = tb_dtype_size(dtype);
     const tb_settings *s = tb_settings_get();
     int old = 0;
     cudaGetDevice(&old);
@@ -107,25 +112,28 @@ static double tb_time_kernel(int m, int n, int k)
         cudaGetLastError();
         return -1.0;
     }
-    float *A = NULL, *B = NULL, *C = NULL;
+    void *A = NULL, *B = NULL, *C = NULL;
     cudaStream_t st = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
     double best = -1.0;
-    if (cudaMalloc((void **)&A, sizeof(float) * m * k) == cudaSuccess &&
-        cudaMalloc((void **)&B, sizeof(float) * (size_t)k * n) == cudaSuccess &&
-        cudaMalloc((void **)&C, sizeof(float) * (size_t)m * n) == cudaSuccess &&
+    if (cudaMalloc(&A, es * m * k) == cudaSuccess &&
+        cudaMalloc(&B, es * (size_t)k * n) == cudaSuccess &&
+        cudaMalloc(&C, es * (size_t)m * n) == cudaSuccess &&
         cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess &&
         cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess) {
-        /* Bytes 0x3c3c3c3c: 0.0115, ordinary finite values, not zeros. */
-        cudaMemsetAsync(A, 0x3c, sizeof(float) * m * k, st);
-        cudaMemsetAsync(B, 0x3c, sizeof(float) * (size_t)k * n, st);
-        tb_gemm_args g = {m, n, k, 0, 0, 1.0f, 0.0f, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+        /* Bytes 0x3c: 0.0115 as floats, 1.6e-19 as doubles; ordinary finite
+         * values, not zeros. */
+        cudaMemsetAsync(A, 0x3c, es * m * k, st);
+        cudaMemsetAsync(B, 0x3c, es * (size_t)k * n, st);
+        const tb_gemm g = {dtype, m, n, k, 0, 0, 1.0, 0.0, A, (size_t)k, B, (size_t)n, C, (size_t)n};
         const tb_kernel_info *kern = s->kernel ? tb_kernel_by_name(s->kernel) : NULL;
+        if (kern && !tb_kernel_accepts(kern, &g))
+            kern = NULL;   /* TILEDBLAS_KERNEL names one of the other precision */
         double t[5];
-        int ok = tb_gemm_run(&g, kern, st) == cudaSuccess;
+        int ok = tb_gemm_launch(&g, kern, 0, st) == cudaSuccess;
         for (int i = 0; ok && i < 5; i++) {
             float ms = 0;
-            ok = cudaEventRecord(e0, st) == cudaSuccess && tb_gemm_run(&g, kern, st) == cudaSuccess &&
+            ok = cudaEventRecord(e0, st) == cudaSuccess && tb_gemm_launch(&g, kern, 0, st) == cudaSuccess &&
                  cudaEventRecord(e1, st) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
                  cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
             t[i] = ms * 1e-3;
@@ -304,6 +312,35 @@ static void tb_measure_cpu(tb_rates *r, const tb_cal_buffers *b)
     TB_KEEP(r, cpu_c_bps, c_bytes / fmax(t_c - 2.0 * F * F * 8 / r->cpu_flops, 0.5 * t_c));
 }
 
+/* Double precision's compute rates: the fp64 kernel on device buffers, the
+ * CPU BLAS's dgemm on all cores (beyond the fixed cost measured above) and
+ * on one. Its own buffers, filled with ordinary doubles. -1 without memory. */
+static int tb_measure_double(tb_rates *r)
+{
+    const int M = TB_CAL_M, N = TB_CAL_N, K = TB_CAL_K;
+    double *A = malloc(sizeof(double) * M * K), *B = malloc(sizeof(double) * K * N);
+    double *C = malloc(sizeof(double) * M * N);
+    int rc = -1;
+    if (A && B && C) {
+        for (size_t i = 0; i < (size_t)M * K; i++) {
+            A[i] = 1.0 + (double)(i % 97) / 97.0;
+            B[i] = 1.0 - (double)(i % 89) / 89.0;
+        }
+        memset(C, 0, sizeof(double) * M * N);
+        const tb_problem big = {M, N, K, 0, 0, 1.0, 0.0, A, (size_t)K, B, (size_t)N, C, (size_t)N,
+                                TB_DOUBLE};
+        const tb_problem core = {60, 60, 60, 0, 0, 1.0, 0.0, A, 60, B, 60, C, 60, TB_DOUBLE};
+        const double t_big = tb_time(&big, 3, 0), t_core = tb_time(&core, 21, 0);
+        TB_KEEP(r, dp_cpu_flops, 2.0 * M * N * K / fmax(t_big - r->cpu_fixed_s, 0.5 * t_big));
+        TB_KEEP(r, dp_cpu_core_flops, 2.0 * 60 * 60 * 60 / t_core);
+        rc = 0;
+    }
+    free(A);
+    free(B);
+    free(C);
+    return rc;
+}
+
 int tb_calibrate_measure(tb_rates *r, const char **why)
 {
     *r = *tb_rates_builtin();
@@ -322,13 +359,17 @@ int tb_calibrate_measure(tb_rates *r, const char **why)
     *why = "a GPU call failed";
     if (tb_measure_transfers(r, &b, &t_tiny) != 0)
         goto out;
-    double t_kern = tb_time_kernel(1024, 4096, 4096);
+    double t_kern = tb_time_kernel(TB_F32, 1024, 4096, 4096);
     if (t_kern > 0)
         TB_KEEP(r, gpu_flops, 2.0 * 1024 * 4096 * 4096 / t_kern);
+    t_kern = tb_time_kernel(TB_F64, 1024, 4096, 4096);
+    if (t_kern > 0)
+        TB_KEEP(r, dp_gpu_flops, 2.0 * 1024 * 4096 * 4096 / t_kern);
     if (tb_measure_gpu_fixed(r, &b, t_tiny) != 0 ||
         tb_measure_grid(r, TB_ROUTE_GPU, b.A, b.B, b.C) != 0)
         goto out;
     tb_measure_cpu(r, &b);
+    tb_measure_double(r);
     tb_measure_grid(r, TB_ROUTE_CPU, b.A, b.B, b.C);
     rc = 0;
 out:
@@ -369,10 +410,12 @@ static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
     int n = snprintf(buf, len,
              "CPU BLAS %.0f GFLOP/s (+%.0f us a call, %.0f GFLOP/s on one core, thin below %.0f, "
              "C at %.0f GB/s), GPU kernel %.1f TFLOP/s, host->device %.1f GB/s, device->host "
-             "%.1f GB/s, %.0f us a GPU call",
+             "%.1f GB/s, %.0f us a GPU call; double: CPU BLAS %.0f GFLOP/s (%.0f on one core), "
+             "GPU kernel %.1f TFLOP/s",
              r->cpu_flops * 1e-9, r->cpu_fixed_s * 1e6, r->cpu_core_flops * 1e-9, r->thin_dim,
              r->cpu_c_bps * 1e-9,
-             r->gpu_flops * 1e-12, r->h2d_bps * 1e-9, r->d2h_bps * 1e-9, r->gpu_fixed_s * 1e6);
+             r->gpu_flops * 1e-12, r->h2d_bps * 1e-9, r->d2h_bps * 1e-9, r->gpu_fixed_s * 1e6,
+             r->dp_cpu_flops * 1e-9, r->dp_cpu_core_flops * 1e-9, r->dp_gpu_flops * 1e-12);
     if (n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - n, "%s", grid);
 }
@@ -381,7 +424,7 @@ static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
 static int tb_cal_locked(int force, char *report, size_t rlen)
 {
     const tb_settings *s = tb_settings_get();
-    char path[1100], key[2048], line[600];
+    char path[1100], key[2048], line[800];
     int have_path = tb_calibration_path(path, sizeof path, key, sizeof key) == 0;
     int changed = 0;
     if (!force && have_path && tb_cache_load(path, key, &tb_cal_rates) == 0) {

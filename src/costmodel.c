@@ -21,6 +21,12 @@ static const tb_rates tb_default_rates = {
     .gpu_fixed_s = 65e-6,     /* a small call: 58-63 us                       */
     .thin_dim = 256.0,        /* see tb_predict                              */
     .cpu_c_bps = 55e9,        /* 8192x8192x16: 7.1 ms, 4.9 of them for C      */
+    /* Double: OpenBLAS dgemm 2048..8192 26-1845 ms (0.59-0.66 TFLOP/s), one
+     * core about half its single rate; the GPU as cuBLAS DGEMM's 56-59
+     * TFLOP/s, less a little, until calibration measures our kernel. */
+    .dp_cpu_flops = 0.6e12,
+    .dp_cpu_core_flops = 65e9,
+    .dp_gpu_flops = 50e12,
 };
 
 static const tb_rates *tb_rates_now = &tb_default_rates;
@@ -76,15 +82,19 @@ void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 
 void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
 {
-    double m = p->m, n = p->n, k = p->k, flop = 2.0 * m * n * k;
-    int reads_ab = p->k > 0 && p->alpha != 0.0f;
-    double b_in = reads_ab ? 4.0 * k * n : 0.0;
-    double a_in = (reads_ab ? 4.0 * m * k : 0.0) + (p->beta != 0.0f ? 4.0 * m * n : 0.0);
-    double c_out = 4.0 * m * n;
+    double m = p->m, n = p->n, k = p->k, flop = 2.0 * m * n * k, e = (double)tb_prec_size(p->prec);
+    const int dp = p->prec == TB_DOUBLE;
+    const double gpu_flops = dp ? r->dp_gpu_flops : r->gpu_flops;
+    const double cpu_flops = dp ? r->dp_cpu_flops : r->cpu_flops;
+    const double cpu_core_flops = dp ? r->dp_cpu_core_flops : r->cpu_core_flops;
+    int reads_ab = p->k > 0 && p->alpha != 0.0;
+    double b_in = reads_ab ? e * k * n : 0.0;
+    double a_in = (reads_ab ? e * m * k : 0.0) + (p->beta != 0.0 ? e * m * n : 0.0);
+    double c_out = e * m * n;
     tb_plan pl;
     tb_plan_make(p, 0, &pl);
     double panels = tb_plan_panels(p, &pl);
-    double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / r->gpu_flops;
+    double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / gpu_flops;
     if (panels == 1.0 && tb_kernel_small(p->m, p->n, p->k))
         compute = tb_seed_kernel_s(p->k, flop);
     double tail = c_out / panels / r->d2h_bps;
@@ -107,8 +117,8 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double cpu_memory = c_out / r->cpu_c_bps;
     /* One core writes C too: 4000x4000x1 (64 MB of C) takes 1.1-1.6 ms,
      * where its flops alone say 0.24. */
-    double one_core = flop / r->cpu_core_flops + cpu_memory;
-    double cpu_compute = flop / (r->cpu_flops * (thin < 1.0 ? thin : 1.0));
+    double one_core = flop / cpu_core_flops + cpu_memory;
+    double cpu_compute = flop / (cpu_flops * (thin < 1.0 ? thin : 1.0));
     double all_cores = r->cpu_fixed_s + cpu_compute + cpu_memory;
     *cpu_s = one_core < all_cores ? one_core : all_cores;
 }
@@ -135,10 +145,11 @@ int tb_grid_wanted(int i, int j, int l)
            lg >= TB_GRID_MIN_LOG && lg <= TB_GRID_MAX_LOG;
 }
 
-tb_problem tb_grid_shape(int i, int j, int l, const float *A, const float *B, float *C)
+tb_problem tb_grid_shape(int i, int j, int l, const void *A, const void *B, void *C)
 {
     const int m = 32 << i, n = 32 << j, k = 1 << 2 * l;
-    return (tb_problem){m, n, k, 0, 0, 1.0f, 0.0f, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+    return (tb_problem){m, n, k, 0, 0, 1.0, 0.0, A, (size_t)k, B, (size_t)n, C, (size_t)n,
+                        TB_SINGLE};
 }
 
 /* No shape keeps a time above that of a shape larger in one dimension: a
@@ -174,7 +185,7 @@ static double tb_clamp_log(double x)
 double tb_grid_factor(const tb_rates *r, const tb_problem *p, double f[2])
 {
     f[0] = f[1] = 1.0;
-    if (p->m <= 0 || p->n <= 0 || p->k <= 0)
+    if (p->m <= 0 || p->n <= 0 || p->k <= 0 || p->prec != TB_SINGLE)
         return 0.0;
     const double x = log2(p->m) - 5.0, y = log2(p->n) - 5.0, z = log2(p->k) / 2.0;
     if (!(x >= 0.0 && x <= TB_GRID_MN - 1 && y >= 0.0 && y <= TB_GRID_MN - 1 && z >= 0.0 &&

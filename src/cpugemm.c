@@ -1,8 +1,12 @@
 /* src/cpugemm.c - the built-in CPU GEMM, for when no CPU BLAS can be found:
- * a cache-blocked, single-threaded product on a row-major tb_problem, and a
- * caller's call checked and reported as the BLAS would (xerbla's words on
- * stderr, C untouched). It calls nothing else in the library and never
- * decides where a call goes; shim/realblas.c uses it when no BLAS is there. */
+ * a cache-blocked, single-threaded product on a row-major tb_problem of
+ * either precision, and a caller's call checked and reported as the BLAS
+ * would (xerbla's words on stderr, C untouched). It calls nothing else in
+ * the library and never decides where a call goes; shim/realblas.c uses it
+ * when no BLAS is there. Both precisions run one code: elements are read
+ * into double and sums kept in double, so a single call's result is at
+ * least as accurate as an fp32 GEMM's (correctness first: this path is a
+ * last resort, not a fast one). */
 #include "tb_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,48 +17,63 @@
  * an MR x NR block of C held in registers while KC products go into it. */
 enum { TB_MR = 6, TB_NR = 8, TB_KC = 256, TB_MC = 96, TB_NC = 2048 };
 
-/* op(A)[i][p] and op(B)[p][j] of the row-major problem. */
-static float tb_op_a(const tb_problem *p, size_t i, size_t l)
+/* Element (i, j) of a row-major matrix of p's precision, as a double, and
+ * a double stored back into one. */
+static double tb_get(const tb_problem *p, const void *X, size_t ld, size_t i, size_t j)
 {
-    return p->transa ? p->A[l * p->lda + i] : p->A[i * p->lda + l];
+    return p->prec == TB_DOUBLE ? ((const double *)X)[i * ld + j] : ((const float *)X)[i * ld + j];
 }
 
-static float tb_op_b(const tb_problem *p, size_t l, size_t j)
+static void tb_put(const tb_problem *p, size_t i, size_t j, double v)
 {
-    return p->transb ? p->B[j * p->ldb + l] : p->B[l * p->ldb + j];
+    if (p->prec == TB_DOUBLE)
+        ((double *)p->C)[i * p->ldc + j] = v;
+    else
+        ((float *)p->C)[i * p->ldc + j] = (float)v;
+}
+
+/* op(A)[i][p] and op(B)[p][j] of the row-major problem. */
+static double tb_op_a(const tb_problem *p, size_t i, size_t l)
+{
+    return p->transa ? tb_get(p, p->A, p->lda, l, i) : tb_get(p, p->A, p->lda, i, l);
+}
+
+static double tb_op_b(const tb_problem *p, size_t l, size_t j)
+{
+    return p->transb ? tb_get(p, p->B, p->ldb, j, l) : tb_get(p, p->B, p->ldb, l, j);
 }
 
 /* Rows [i0, i0+mc) by [l0, l0+kc) of op(A), in panels of MR rows, each panel
  * column after column (MR values per column); rows past mc are zero. */
-static void tb_pack_a(const tb_problem *p, int i0, int mc, int l0, int kc, float *dst)
+static void tb_pack_a(const tb_problem *p, int i0, int mc, int l0, int kc, double *dst)
 {
     for (int ip = 0; ip < mc; ip += TB_MR, dst += (size_t)TB_MR * kc)
         for (int l = 0; l < kc; l++)
             for (int r = 0; r < TB_MR; r++)
                 dst[(size_t)l * TB_MR + r] =
-                    ip + r < mc ? tb_op_a(p, (size_t)(i0 + ip + r), (size_t)(l0 + l)) : 0.0f;
+                    ip + r < mc ? tb_op_a(p, (size_t)(i0 + ip + r), (size_t)(l0 + l)) : 0.0;
 }
 
 /* Rows [l0, l0+kc) by [j0, j0+nc) of op(B), in panels of NR columns, each
  * panel row after row (NR values per row); columns past nc are zero. */
-static void tb_pack_b(const tb_problem *p, int l0, int kc, int j0, int nc, float *dst)
+static void tb_pack_b(const tb_problem *p, int l0, int kc, int j0, int nc, double *dst)
 {
     for (int jp = 0; jp < nc; jp += TB_NR, dst += (size_t)TB_NR * kc)
         for (int l = 0; l < kc; l++)
             for (int c = 0; c < TB_NR; c++)
                 dst[(size_t)l * TB_NR + c] =
-                    jp + c < nc ? tb_op_b(p, (size_t)(l0 + l), (size_t)(j0 + jp + c)) : 0.0f;
+                    jp + c < nc ? tb_op_b(p, (size_t)(l0 + l), (size_t)(j0 + jp + c)) : 0.0;
 }
 
 /* acc = the MR x NR product of one packed A panel and one packed B panel
  * over kc: fixed trip counts, so the compiler keeps acc in vector registers. */
-static void tb_micro(int kc, const float *restrict a, const float *restrict b,
-                     float acc[TB_MR][TB_NR])
+static void tb_micro(int kc, const double *restrict a, const double *restrict b,
+                     double acc[TB_MR][TB_NR])
 {
-    float t[TB_MR][TB_NR];
+    double t[TB_MR][TB_NR];
     for (int r = 0; r < TB_MR; r++)
         for (int c = 0; c < TB_NR; c++)
-            t[r][c] = 0.0f;
+            t[r][c] = 0.0;
     for (int l = 0; l < kc; l++, a += TB_MR, b += TB_NR)
         for (int r = 0; r < TB_MR; r++)
             for (int c = 0; c < TB_NR; c++)
@@ -65,44 +84,42 @@ static void tb_micro(int kc, const float *restrict a, const float *restrict b,
 /* The mr x nr corner of acc into C at (i, j): on the first block of K,
  * C = alpha acc + beta C (C not read when beta is 0); after it C += alpha acc. */
 static void tb_store(const tb_problem *p, int i, int j, int mr, int nr,
-                     float acc[TB_MR][TB_NR], int first)
+                     double acc[TB_MR][TB_NR], int first)
 {
-    for (int r = 0; r < mr; r++) {
-        float *c = p->C + (size_t)(i + r) * p->ldc + j;
-        if (first && p->beta == 0.0f)
-            for (int q = 0; q < nr; q++)
-                c[q] = p->alpha * acc[r][q];
-        else if (first && p->beta != 1.0f)
-            for (int q = 0; q < nr; q++)
-                c[q] = p->alpha * acc[r][q] + p->beta * c[q];
-        else
-            for (int q = 0; q < nr; q++)
-                c[q] += p->alpha * acc[r][q];
-    }
+    for (int r = 0; r < mr; r++)
+        for (int q = 0; q < nr; q++) {
+            const size_t ci = (size_t)(i + r), cj = (size_t)(j + q);
+            const double v = p->alpha * acc[r][q];
+            if (first && p->beta == 0.0)
+                tb_put(p, ci, cj, v);
+            else if (first && p->beta != 1.0)
+                tb_put(p, ci, cj, v + p->beta * tb_get(p, p->C, p->ldc, ci, cj));
+            else
+                tb_put(p, ci, cj, v + tb_get(p, p->C, p->ldc, ci, cj));
+        }
 }
 
 /* C = beta C, reading C only when beta is not 0 (alpha or k is 0). */
 static void tb_scale_c(const tb_problem *p)
 {
-    if (p->beta == 1.0f)
+    if (p->beta == 1.0)
         return;
-    for (int i = 0; i < p->m; i++) {
-        float *c = p->C + (size_t)i * p->ldc;
-        for (int j = 0; j < p->n; j++)
-            c[j] = p->beta == 0.0f ? 0.0f : p->beta * c[j];
-    }
+    for (size_t i = 0; i < (size_t)p->m; i++)
+        for (size_t j = 0; j < (size_t)p->n; j++)
+            tb_put(p, i, j, p->beta == 0.0 ? 0.0 : p->beta * tb_get(p, p->C, p->ldc, i, j));
 }
 
 /* Without memory for the packed blocks: the same product, one element at a
  * time. */
 static void tb_cpu_gemm_unpacked(const tb_problem *p)
 {
-    for (int i = 0; i < p->m; i++)
-        for (int j = 0; j < p->n; j++) {
-            float s = 0.0f, *c = p->C + (size_t)i * p->ldc + j;
-            for (int l = 0; l < p->k; l++)
-                s += tb_op_a(p, (size_t)i, (size_t)l) * tb_op_b(p, (size_t)l, (size_t)j);
-            *c = p->beta == 0.0f ? p->alpha * s : p->alpha * s + p->beta * *c;
+    for (size_t i = 0; i < (size_t)p->m; i++)
+        for (size_t j = 0; j < (size_t)p->n; j++) {
+            double s = 0.0;
+            for (size_t l = 0; l < (size_t)p->k; l++)
+                s += tb_op_a(p, i, l) * tb_op_b(p, l, j);
+            tb_put(p, i, j, p->beta == 0.0 ? p->alpha * s
+                                           : p->alpha * s + p->beta * tb_get(p, p->C, p->ldc, i, j));
         }
 }
 
@@ -110,22 +127,22 @@ void tb_cpu_gemm(const tb_problem *p)
 {
     if (p->m <= 0 || p->n <= 0)
         return;
-    if (p->alpha == 0.0f || p->k <= 0) {
+    if (p->alpha == 0.0 || p->k <= 0) {
         tb_scale_c(p);
         return;
     }
     const int kcmax = p->k < TB_KC ? p->k : TB_KC;
     const int ncmax = p->n < TB_NC ? p->n : TB_NC;
     const int mcmax = p->m < TB_MC ? p->m : TB_MC;
-    float *bp = malloc(sizeof(float) * (size_t)kcmax * (size_t)((ncmax + TB_NR - 1) / TB_NR * TB_NR));
-    float *ap = malloc(sizeof(float) * (size_t)kcmax * (size_t)((mcmax + TB_MR - 1) / TB_MR * TB_MR));
+    double *bp = malloc(sizeof(double) * (size_t)kcmax * (size_t)((ncmax + TB_NR - 1) / TB_NR * TB_NR));
+    double *ap = malloc(sizeof(double) * (size_t)kcmax * (size_t)((mcmax + TB_MR - 1) / TB_MR * TB_MR));
     if (!ap || !bp) {
         free(ap);
         free(bp);
         tb_cpu_gemm_unpacked(p);
         return;
     }
-    float acc[TB_MR][TB_NR];
+    double acc[TB_MR][TB_NR];
     for (int j0 = 0; j0 < p->n; j0 += TB_NC) {
         const int nc = p->n - j0 < TB_NC ? p->n - j0 : TB_NC;
         for (int l0 = 0; l0 < p->k; l0 += TB_KC) {
@@ -194,7 +211,7 @@ static int tb_cpu_gemm_illegal(const tb_call *c)
 }
 
 /* The BLAS's report of argument `arg`, written on stderr in one write():
- * sgemm_ as OpenBLAS's xerbla words it, cblas_sgemm as the reference
+ * xgemm_ as OpenBLAS's xerbla words it, cblas_xgemm as the reference
  * CBLAS's cblas_xerbla does, its double space after a name that came from
  * Fortran included (it then ends the program; this returns). The reference
  * numbers a bad row-major TransB 2; this gives its position, 3. */
@@ -202,18 +219,20 @@ static void tb_xerbla(const tb_call *c, int arg)
 {
     char line[160];
     int n;
+    const char x = c->prec == TB_DOUBLE ? 'd' : 's';
     if (c->api == TB_API_FORTRAN)
         n = snprintf(line, sizeof line,
-                     " ** On entry to SGEMM  parameter number %2d had an illegal value\n", arg);
+                     " ** On entry to %cGEMM  parameter number %2d had an illegal value\n",
+                     x == 'd' ? 'D' : 'S', arg);
     else if (arg == 1)
-        n = snprintf(line, sizeof line, "Parameter 1 to routine cblas_sgemm was incorrect\n"
-                     "Illegal layout setting, %d\n", c->layout);
+        n = snprintf(line, sizeof line, "Parameter 1 to routine cblas_%cgemm was incorrect\n"
+                     "Illegal layout setting, %d\n", x, c->layout);
     else if (arg <= 3)
-        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_sgemm was incorrect\n"
-                     "Illegal Trans%c setting, %d\n", arg, arg == 2 ? 'A' : 'B',
+        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%cgemm was incorrect\n"
+                     "Illegal Trans%c setting, %d\n", arg, x, arg == 2 ? 'A' : 'B',
                      arg == 2 ? c->transa : c->transb);
     else
-        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_sgemm  was incorrect\n", arg);
+        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%cgemm  was incorrect\n", arg, x);
     if (n > 0) {
         ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
@@ -245,5 +264,6 @@ int tb_cpu_gemm_check(const tb_call *c, tb_problem *p)
     p->ldb = (size_t)(row ? c->ldb : c->lda);
     p->C = c->C;
     p->ldc = (size_t)c->ldc;
+    p->prec = c->prec;
     return 0;
 }

@@ -39,6 +39,7 @@ void tb_normalise(const tb_call *c, tb_problem *p)
     p->beta = c->beta;
     p->C = c->C;
     p->ldc = (size_t)c->ldc;
+    p->prec = c->prec;
     if (c->layout == TB_ROW_MAJOR) {
         p->m = c->m; p->n = c->n;
         p->A = c->A; p->lda = (size_t)c->lda; p->transa = ta;
@@ -81,6 +82,7 @@ static void tb_exit_enter(int phase)
 {
     tb_exit_thread = pthread_self();
     __atomic_store_n(&tb_fast.real, NULL, __ATOMIC_RELEASE);   /* every call sees the gate */
+    __atomic_store_n(&tb_fast.dreal, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&tb_exit_phase, phase, __ATOMIC_SEQ_CST);
 }
 
@@ -119,7 +121,7 @@ static void tb_exit_hold(void)
 
 /* ---- The fast path -------------------------------------------------------
  *
- * shim/sgemm.c skips everything here for calls below the threshold in auto
+ * shim/gemm.c skips everything here for calls below the threshold in auto
  * and cpu mode, when no line, statistic, trace or verify wants to see them:
  * the decision would send them to the CPU unseen. Only small calls, so that
  * every call long enough to matter passes the exit gate (in cpu mode too).
@@ -136,11 +138,15 @@ static void tb_first_call(void)
     pthread_atfork(NULL, NULL, tb_exit_forked_child);
     const tb_settings *s = tb_settings_get();
     tb_cblas_fn real = tb_real_cblas();
-    if (s->accounting || !real || s->mode == TB_MODE_GPU || s->mode == TB_MODE_VERIFY ||
+    tb_dcblas_fn dreal = tb_real_cblas_d();
+    if (s->accounting || s->mode == TB_MODE_GPU || s->mode == TB_MODE_VERIFY ||
         __atomic_load_n(&tb_exit_phase, __ATOMIC_ACQUIRE) != TB_LIVE)
         return;
     tb_fast.below = s->threshold;
-    __atomic_store_n(&tb_fast.real, real, __ATOMIC_RELEASE);
+    if (real)
+        __atomic_store_n(&tb_fast.real, real, __ATOMIC_RELEASE);
+    if (dreal)
+        __atomic_store_n(&tb_fast.dreal, dreal, __ATOMIC_RELEASE);
 }
 
 void tb_fastpath_arm(void)
@@ -160,23 +166,25 @@ void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_time
         return;
     }
     tb_problem q = *p;
+    /* Row i of op(A) and column j of op(B), wherever the transposes put them. */
+    const size_t r0 = (size_t)t->done_rows, c0 = (size_t)t->done_cols;
     if (t->done_rows > 0 && t->done_cols_end > t->done_cols) {
         /* Rows [done_rows, m) of columns [done_cols, done_cols_end). */
         q.m = p->m - t->done_rows;
         q.n = t->done_cols_end - t->done_cols;
-        q.A = p->transa ? p->A + t->done_rows : p->A + (size_t)t->done_rows * p->lda;
-        q.B = p->transb ? p->B + (size_t)t->done_cols * p->ldb : p->B + t->done_cols;
-        q.C = p->C + (size_t)t->done_rows * p->ldc + t->done_cols;
+        q.A = p->transa ? tb_at(p, p->A, p->lda, 0, r0) : tb_at(p, p->A, p->lda, r0, 0);
+        q.B = p->transb ? tb_at(p, p->B, p->ldb, c0, 0) : tb_at(p, p->B, p->ldb, 0, c0);
+        q.C = (void *)tb_at(p, p->C, p->ldc, r0, c0);
         if (q.m > 0)
             tb_forward_problem(&q);
     }
-    int from = t->done_rows > 0 ? t->done_cols_end : t->done_cols;
-    if (from < p->n) {
+    const size_t from = (size_t)(t->done_rows > 0 ? t->done_cols_end : t->done_cols);
+    if (from < (size_t)p->n) {
         /* All rows of columns [from, n). */
         q = *p;
-        q.n = p->n - from;
-        q.B = p->transb ? p->B + (size_t)from * p->ldb : p->B + from;
-        q.C = p->C + from;
+        q.n = p->n - (int)from;
+        q.B = p->transb ? tb_at(p, p->B, p->ldb, from, 0) : tb_at(p, p->B, p->ldb, 0, from);
+        q.C = (void *)tb_at(p, p->C, p->ldc, 0, from);
         tb_forward_problem(&q);
     }
 }
@@ -208,7 +216,7 @@ static void tb_run_verify(const tb_call *c, const tb_problem *p, tb_record *r,
  * Returns 1 when the GPU produced all of C. */
 static int tb_run_gpu(const tb_call *c, const tb_problem *p, tb_record *r, tb_gpu_times *t)
 {
-    tb_stage failed = tb_gpu_sgemm(p, t);
+    tb_stage failed = tb_gpu_gemm(p, t);
     if (failed == TB_STAGE_NONE) {
         r->route = TB_ROUTE_GPU;
         r->gpu = t;
@@ -257,14 +265,13 @@ static void tb_dispatch_call(const tb_call *c)
     tb_account(&r);
 }
 
-void tb_sgemm_dispatch(const tb_call *c)
+void tb_gemm_dispatch(const tb_call *c)
 {
     if (tb_inside_real_blas()) {
         tb_forward(c);             /* the real BLAS calling itself */
         return;
     }
-    if (!__atomic_load_n(&tb_fast.real, __ATOMIC_ACQUIRE))
-        tb_fastpath_arm();
+    tb_fastpath_arm();
     __atomic_fetch_add(&tb_in_flight, 1, __ATOMIC_SEQ_CST);
     const int phase = __atomic_load_n(&tb_exit_phase, __ATOMIC_SEQ_CST);
     if (phase != TB_EXIT_FINI) {

@@ -159,9 +159,9 @@ void tb_lane_free_buffers(tb_lane *L)
 
 __thread unsigned tb_allocs_here;
 
-cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols)
+cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols, size_t esize)
 {
-    size_t width = cols * sizeof(float);
+    size_t width = cols * esize;
     if (rows == 0 || cols == 0 || (b->ptr && width <= b->width && rows <= b->height))
         return cudaSuccess;
     size_t w = width > b->width ? width : b->width;

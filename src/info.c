@@ -64,7 +64,8 @@ int tb_info_text(char *buf, size_t len)
     int nk;
     const tb_kernel_info *k = tb_kernel_list(&nk);
     for (int i = 0; i < nk; i++)
-        tb_say(&t, "kernel: %s - %s\n", k[i].name, k[i].summary);
+        tb_say(&t, "kernel: %s (%s) - %s\n", k[i].name, k[i].dtype == TB_F64 ? "double" : "single",
+               k[i].summary);
     tb_say(&t, "settings:\n");
     tb_say(&t, "  %s=%s\n", TB_ENV_MODE, modes[s->mode]);
     tb_say(&t, "  %s=%.6g (m*n*k from which auto mode tries the GPU)\n", TB_ENV_THRESHOLD, s->threshold);
@@ -79,12 +80,13 @@ int tb_info_text(char *buf, size_t len)
     tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_TRACE_MAX, s->trace_max / 1048576.0);
     tb_say(&t, "  %s=%ld\n", TB_ENV_VERIFY_EVERY, s->verify_every);
     if (s->scope == TB_SCOPE_ALL) {
-        tb_say(&t, "  %s=all (every interface, layout and transpose may use the GPU)\n", TB_ENV_SCOPE);
+        tb_say(&t, "  %s=all (every precision, interface, layout and transpose may use the GPU)\n",
+               TB_ENV_SCOPE);
     } else {
         /* The words TILEDBLAS_SCOPE takes, for the bits that are set. */
         static const char *const words[] = {"cblas", "fortran", "rowmajor", "colmajor",
-                                            "nn", "nt", "tn", "tt"};
-        char list[96] = "";
+                                            "nn", "nt", "tn", "tt", "single", "double"};
+        char list[112] = "";
         for (unsigned i = 0; i < sizeof words / sizeof words[0]; i++)
             if (s->scope & (1u << i))
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",

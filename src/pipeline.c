@@ -7,6 +7,10 @@
 #include "tb_kernels.h"
 #include <string.h>
 
+/* src/'s precisions are the kernels' element types, value for value. */
+_Static_assert((int)TB_SINGLE == (int)TB_F32 && (int)TB_DOUBLE == (int)TB_F64,
+               "tb_prec and tb_dtype must agree");
+
 /* ---- Fault injection and the kernel ---- */
 
 /* An injected fault (TILEDBLAS_FAULT) replaces the result of that stage by
@@ -23,24 +27,26 @@ static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
     return cudaErrorUnknown;
 }
 
-/* TILEDBLAS_KERNEL's kernel when it fits this GPU and the call, else the
- * best one for the call; under a TILEDBLAS_DEVICE_MEMORY cap none that
- * takes scratch of its own beyond the buffers the cap counts. */
-static const tb_kernel_info *tb_choose_kernel(const tb_gemm_args *g, int capped)
+/* TILEDBLAS_KERNEL's kernel when it computes the call's precision, fits
+ * this GPU and accepts the call, else the best one for the call; under a
+ * TILEDBLAS_DEVICE_MEMORY cap none that takes scratch of its own beyond the
+ * buffers the cap counts. A kernel of the other precision is simply not
+ * used for this call (TILEDBLAS_KERNEL names one kernel, of one precision). */
+static const tb_kernel_info *tb_choose_kernel(const tb_gemm *g, int capped)
 {
     const char *name = tb_settings_get()->kernel;
     if (name) {
         const tb_kernel_info *k = tb_kernel_by_name(name);
-        if (k && tb_kernel_fits_here(k) && (!k->supports || k->supports(g)) &&
-            !(capped && k->takes_scratch))
+        if (k && tb_kernel_accepts(k, g) && !(capped && k->takes_scratch))
             return k;
-        tb_warn_once(TB_ONCE_STAGE + TB_STAGE_COUNT, "%s='%s' %s; using the default kernel",
-                     TB_ENV_KERNEL, name, !k ? "is not a kernel"
-                     : !tb_kernel_fits_here(k) ? "does not fit this GPU"
-                     : capped && k->takes_scratch ? "needs scratch beyond " TB_ENV_DEVICE_MEMORY
-                     : "does not support this call");
+        if (!k || k->dtype == g->dtype)
+            tb_warn_once(TB_ONCE_STAGE + TB_STAGE_COUNT, "%s='%s' %s; using the default kernel",
+                         TB_ENV_KERNEL, name, !k ? "is not a kernel"
+                         : !tb_kernel_fits_here(k) ? "does not fit this GPU"
+                         : capped && k->takes_scratch ? "needs scratch beyond " TB_ENV_DEVICE_MEMORY
+                         : "does not support this call");
     }
-    return capped ? tb_kernel_pick_no_scratch(g) : tb_kernel_pick(g);
+    return tb_kernel_choose(g, !capped);
 }
 
 /* ---- One run ---- */
@@ -55,9 +61,10 @@ typedef struct tb_run {
     int reads_c;                  /* beta != 0: C goes in as well as out     */
     int one;                      /* one panel, one block: all on one stream */
     cudaStream_t in, out;
-    tb_gemm_args g0;              /* the kernel's arguments but the pointers */
+    size_t e;                     /* bytes of an element                     */
+    tb_gemm g0;                   /* the kernel's arguments but the pointers */
     const tb_kernel_info *kern;
-    int split_ok;                 /* no memory cap: tb_gemm_run may split K,
+    int split_ok;                 /* no memory cap: tb_gemm_launch may split K,
                                    * kernels may take scratch */
     int first_kernel, first_out;
     cudaError_t err;
@@ -76,24 +83,32 @@ static cudaError_t tb_run_prepare(tb_run *R)
     const tb_plan *pl = &R->pl;
     if (tb_lane_held(L) > tb_plan_bytes(p, pl) + L->budget / 2)
         tb_lane_free_buffers(L);   /* do not sit on far more than this call needs */
+    const size_t es = R->e;
     if (R->k)
-        e = p->transb ? tb_buffer_fit(&L->bbuf, pl->nb, R->k) : tb_buffer_fit(&L->bbuf, R->k, pl->nb);
+        e = p->transb ? tb_buffer_fit(&L->bbuf, pl->nb, R->k, es) : tb_buffer_fit(&L->bbuf, R->k, pl->nb, es);
     for (int i = 0; i < pl->slots && e == cudaSuccess; i++) {
         if (R->k)
-            e = p->transa ? tb_buffer_fit(&L->slot[i].a, R->k, pl->mp)
-                          : tb_buffer_fit(&L->slot[i].a, pl->mp, R->k);
+            e = p->transa ? tb_buffer_fit(&L->slot[i].a, R->k, pl->mp, es)
+                          : tb_buffer_fit(&L->slot[i].a, pl->mp, R->k, es);
         if (e == cudaSuccess)
-            e = tb_buffer_fit(&L->slot[i].c, pl->mp, pl->nb);
+            e = tb_buffer_fit(&L->slot[i].c, pl->mp, pl->nb, es);
     }
     if (e == cudaSuccess) {
         /* Staging: an eighth of the call's traffic per buffer, 1 to 32 MiB. */
-        double traffic = 4.0 * ((double)R->m * R->k + (double)R->k * R->n +
-                                (R->reads_c ? 2.0 : 1.0) * R->m * R->n);
+        double traffic = (double)es * ((double)R->m * R->k + (double)R->k * R->n +
+                                       (R->reads_c ? 2.0 : 1.0) * R->m * R->n);
         e = tb_stage_fit(L, traffic / 8 > (double)TB_STAGE_MAX_BYTES ? TB_STAGE_MAX_BYTES
                                                                      : (size_t)(traffic / 8));
     }
     R->t->grew = tb_allocs_here != allocs_before;
     return e;
+}
+
+/* The rows x cols window of host matrix X (stride ld) at row r0, column c0. */
+static tb_window tb_win(const tb_run *R, const void *X, size_t ld, size_t r0, size_t c0,
+                        size_t rows, size_t cols)
+{
+    return (tb_window){(void *)tb_at(R->p, X, ld, r0, c0), ld, rows, cols, R->e};
 }
 
 /* Columns [j0, j0 + nb) of op(B) onto the device, once the kernels of the
@@ -106,10 +121,10 @@ static cudaError_t tb_run_send_b(tb_run *R, size_t j0, size_t nb)
         cudaStreamWaitEvent(R->in, L->slot[i].k_done, 0);
     if (!R->k)
         return cudaSuccess;
-    return p->transb ? tb_upload(L, R->in, L->bbuf.ptr, L->bbuf.pitch, p->B + j0 * p->ldb, p->ldb,
-                                 nb, R->k, &R->t->bytes_h2d)
-                     : tb_upload(L, R->in, L->bbuf.ptr, L->bbuf.pitch, p->B + j0, p->ldb, R->k, nb,
-                                 &R->t->bytes_h2d);
+    return tb_upload(L, R->in, L->bbuf.ptr, L->bbuf.pitch,
+                     p->transb ? tb_win(R, p->B, p->ldb, j0, 0, nb, R->k)
+                               : tb_win(R, p->B, p->ldb, 0, j0, R->k, nb),
+                     &R->t->bytes_h2d);
 }
 
 /* Rows [r0, r0 + mp) of op(A), and of C when beta reads it, into slot sl,
@@ -123,12 +138,12 @@ static cudaError_t tb_run_send_panel(tb_run *R, tb_slot *sl, size_t r0, size_t m
         cudaStreamWaitEvent(R->in, sl->out_done, 0);
     }
     if (R->k)
-        e = p->transa ? tb_upload(R->L, R->in, sl->a.ptr, sl->a.pitch, p->A + r0, p->lda, R->k, mp,
-                                  &R->t->bytes_h2d)
-                      : tb_upload(R->L, R->in, sl->a.ptr, sl->a.pitch, p->A + r0 * p->lda, p->lda,
-                                  mp, R->k, &R->t->bytes_h2d);
+        e = tb_upload(R->L, R->in, sl->a.ptr, sl->a.pitch,
+                      p->transa ? tb_win(R, p->A, p->lda, 0, r0, R->k, mp)
+                                : tb_win(R, p->A, p->lda, r0, 0, mp, R->k),
+                      &R->t->bytes_h2d);
     if (e == cudaSuccess && R->reads_c)
-        e = tb_upload(R->L, R->in, sl->c.ptr, sl->c.pitch, p->C + r0 * p->ldc + j0, p->ldc, mp, nb,
+        e = tb_upload(R->L, R->in, sl->c.ptr, sl->c.pitch, tb_win(R, p->C, p->ldc, r0, j0, mp, nb),
                       &R->t->bytes_h2d);
     cudaEventRecord(R->L->mark[TB_MARK_IN1], R->in);   /* the last one marks the end of input */
     return e;
@@ -143,12 +158,12 @@ static cudaError_t tb_run_compute(tb_run *R, tb_slot *sl, size_t mp, size_t nb)
         cudaStreamWaitEvent(L->comp, sl->in_done, 0);
         cudaStreamWaitEvent(L->comp, sl->out_done, 0);
     }
-    tb_gemm_args g = R->g0;
+    tb_gemm g = R->g0;
     g.m = (int)mp;
     g.n = (int)nb;
-    g.A = sl->a.ptr; g.lda = sl->a.pitch / sizeof(float);
-    g.B = L->bbuf.ptr; g.ldb = L->bbuf.pitch / sizeof(float);
-    g.C = sl->c.ptr; g.ldc = sl->c.pitch / sizeof(float);
+    g.A = sl->a.ptr; g.lda = sl->a.pitch / R->e;
+    g.B = L->bbuf.ptr; g.ldb = L->bbuf.pitch / R->e;
+    g.C = sl->c.ptr; g.ldc = sl->c.pitch / R->e;
     if (!R->k) {
         g.A = g.B = NULL;
         g.lda = g.ldb = 1;
@@ -157,10 +172,10 @@ static cudaError_t tb_run_compute(tb_run *R, tb_slot *sl, size_t mp, size_t nb)
         cudaEventRecord(L->mark[TB_MARK_K0], L->comp);
         R->first_kernel = 0;
     }
-    /* tb_gemm_run splits a grid that fills the GPU badly along K, its
+    /* tb_gemm_launch splits a grid that fills the GPU badly along K, its
      * scratch from a pool of its own; under a TILEDBLAS_DEVICE_MEMORY cap,
      * which that scratch would overstep, the kernel runs whole. */
-    cudaError_t e = R->split_ok ? tb_gemm_run(&g, R->kern, L->comp) : R->kern->launch(&g, L->comp);
+    cudaError_t e = tb_gemm_launch(&g, R->kern, !R->split_ok, L->comp);
     if (e != cudaSuccess)
         return e;
     cudaEventRecord(sl->k_done, L->comp);
@@ -187,8 +202,8 @@ static tb_stage tb_run_receive(tb_run *R, tb_slot *os, size_t r0, size_t mp, siz
     }
     e = r0 + mp >= R->m && j0 + nb >= R->n ? tb_inject(TB_STAGE_D2H, cudaSuccess) : cudaSuccess;
     if (e == cudaSuccess)
-        e = tb_download(R->L, R->out, p->C + r0 * p->ldc + j0, p->ldc, os->c.ptr, os->c.pitch, mp, nb,
-                        &R->t->bytes_d2h);
+        e = tb_download(R->L, R->out, tb_win(R, p->C, p->ldc, r0, j0, mp, nb), os->c.ptr,
+                        os->c.pitch, &R->t->bytes_d2h);
     /* A kernel that failed shows here on one stream: name it. */
     if ((R->err = e) != cudaSuccess)
         return R->one && !tb_fault_hit && cudaEventQuery(os->k_done) != cudaSuccess
@@ -244,13 +259,15 @@ static float tb_span(tb_lane *L, int from, int to)
 static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cudaError_t *err)
 {
     tb_run R = {.L = L, .p = p, .t = t, .m = (size_t)p->m, .n = (size_t)p->n,
-                .k = p->k > 0 && p->alpha != 0.0f ? (size_t)p->k : 0, .reads_c = p->beta != 0.0f,
+                .k = p->k > 0 && p->alpha != 0.0 ? (size_t)p->k : 0, .reads_c = p->beta != 0.0,
+                .e = tb_prec_size(p->prec),
                 .split_ok = !(tb_settings_get()->device_memory > 0.0),
                 .first_kernel = 1, .first_out = 1};
     if ((*err = tb_inject(TB_STAGE_ALLOC, tb_run_prepare(&R))) != cudaSuccess)
         return TB_STAGE_ALLOC;
-    R.g0 = (tb_gemm_args){R.pl.mp < R.m ? (int)R.pl.mp : (int)R.m, R.pl.nb < R.n ? (int)R.pl.nb : (int)R.n,
-                          (int)R.k, p->transa, p->transb, p->alpha, p->beta, NULL, 1, NULL, 1, NULL, 1};
+    R.g0 = (tb_gemm){(tb_dtype)p->prec, R.pl.mp < R.m ? (int)R.pl.mp : (int)R.m,
+                     R.pl.nb < R.n ? (int)R.pl.nb : (int)R.n, (int)R.k, p->transa, p->transb,
+                     p->alpha, p->beta, NULL, 1, NULL, 1, NULL, 1};
     R.kern = tb_choose_kernel(&R.g0, !R.split_ok);
     t->kernel = R.kern->name;
     t->done_cols = t->done_cols_end = t->done_rows = 0;
@@ -287,7 +304,7 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
     return TB_STAGE_NONE;
 }
 
-tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t)
+tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t)
 {
     tb_lane *L = tb_lane_acquire();
     if (!L)

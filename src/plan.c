@@ -16,7 +16,7 @@ static size_t tb_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; 
 size_t tb_plan_bytes(const tb_problem *p, const tb_plan *pl)
 {
     /* Pitches round rows up to 512 bytes; count that. */
-    const size_t k = (size_t)p->k, row = 512, mp = pl->mp, nb = pl->nb, e = sizeof(float);
+    const size_t k = (size_t)p->k, row = 512, mp = pl->mp, nb = pl->nb, e = tb_prec_size(p->prec);
     size_t b = p->transb ? nb * tb_round_up(k * e, row) : k * tb_round_up(nb * e, row);
     size_t a = p->transa ? k * tb_round_up(mp * e, row) : mp * tb_round_up(k * e, row);
     size_t c = mp * tb_round_up(nb * e, row);

@@ -51,7 +51,7 @@ unsigned tb_policy_class(const tb_problem *p)
 {
     return 1u + (tb_ilog2(p->m) | tb_ilog2(p->n) << 5 | tb_ilog2(p->k) << 10 |
                  (unsigned)(p->transa != 0) << 15 | (unsigned)(p->transb != 0) << 16 |
-                 (unsigned)(p->beta != 0.0f) << 17);
+                 (unsigned)(p->beta != 0.0) << 17 | (unsigned)(p->prec == TB_DOUBLE) << 18);
 }
 
 /* The slot of key, or a free one for it (create), or NULL. Lock held. */
@@ -190,16 +190,17 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est
 
 /* ---- The decision ---- */
 
-/* TILEDBLAS_SCOPE: may this interface, layout and pair of transposes go to
- * the GPU? Every kernel reads transposed operands in its tile loads, so by
- * default all of them may. */
+/* TILEDBLAS_SCOPE: may this precision, interface, layout and pair of
+ * transposes go to the GPU? Every kernel reads transposed operands in its
+ * tile loads, so by default all of them may. */
 static int tb_in_scope(const tb_call *c, unsigned scope)
 {
+    unsigned prec = c->prec == TB_DOUBLE ? TB_SCOPE_DOUBLE : TB_SCOPE_SINGLE;
     unsigned api = c->api == TB_API_CBLAS ? TB_SCOPE_CBLAS : TB_SCOPE_FORTRAN;
     unsigned layout = c->layout == TB_ROW_MAJOR ? TB_SCOPE_ROW : TB_SCOPE_COL;
     int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
     unsigned ops = ta ? (tb ? TB_SCOPE_TT : TB_SCOPE_TN) : (tb ? TB_SCOPE_NT : TB_SCOPE_NN);
-    return (scope & api) && (scope & layout) && (scope & ops);
+    return (scope & prec) && (scope & api) && (scope & layout) && (scope & ops);
 }
 
 /* Until this machine's rates are known, a call that the built-in rates put
@@ -250,7 +251,7 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     const tb_settings *s = tb_settings_get();
     if (s->mode == TB_MODE_CPU)
         return tb_cpu(TB_WHY_MODE_CPU);
-    if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0f || c->k == 0) && c->beta == 1.0f))
+    if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0 || c->k == 0) && c->beta == 1.0))
         return tb_cpu(TB_WHY_NO_OP);
     if (!tb_in_scope(c, s->scope))
         return tb_cpu(TB_WHY_SCOPE);

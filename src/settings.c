@@ -161,18 +161,20 @@ static const char *tb_parse_path(const char *var, const char *def)
     return v;
 }
 
-/* TILEDBLAS_SCOPE: a comma-separated list of cblas, fortran, rowmajor,
- * colmajor, nn, nt, tn, tt or all. A group with no word named stays open:
- * "rowmajor,nn" lets row-major NN calls of either interface go to the GPU. */
+/* TILEDBLAS_SCOPE: a comma-separated list of single, double, cblas,
+ * fortran, rowmajor, colmajor, nn, nt, tn, tt or all. A group with no word
+ * named stays open: "rowmajor,nn" lets row-major NN calls of either
+ * precision and interface go to the GPU. */
 static unsigned tb_parse_scope(const char *var)
 {
     static const struct { const char *word; unsigned bit; } words[] = {
-        {"cblas", TB_SCOPE_CBLAS}, {"fortran", TB_SCOPE_FORTRAN},
+        {"single", TB_SCOPE_SINGLE}, {"double", TB_SCOPE_DOUBLE}, {"cblas", TB_SCOPE_CBLAS}, {"fortran", TB_SCOPE_FORTRAN},
         {"rowmajor", TB_SCOPE_ROW}, {"colmajor", TB_SCOPE_COL},
         {"nn", TB_SCOPE_NN}, {"nt", TB_SCOPE_NT}, {"tn", TB_SCOPE_TN}, {"tt", TB_SCOPE_TT},
         {"all", TB_SCOPE_ALL},
     };
-    static const unsigned groups[] = {TB_SCOPE_CBLAS | TB_SCOPE_FORTRAN,
+    static const unsigned groups[] = {TB_SCOPE_SINGLE | TB_SCOPE_DOUBLE,
+                                      TB_SCOPE_CBLAS | TB_SCOPE_FORTRAN,
                                       TB_SCOPE_ROW | TB_SCOPE_COL,
                                       TB_SCOPE_NN | TB_SCOPE_NT | TB_SCOPE_TN | TB_SCOPE_TT};
     const char *v = tb_env(var);
@@ -180,7 +182,7 @@ static unsigned tb_parse_scope(const char *var)
         return TB_SCOPE_ALL;
     char buf[128];
     if (strlen(v) >= sizeof buf) {
-        tb_bad(var, v, "a list of cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
+        tb_bad(var, v, "a list of single,double,cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
         return TB_SCOPE_ALL;
     }
     snprintf(buf, sizeof buf, "%s", v);
@@ -191,13 +193,13 @@ static unsigned tb_parse_scope(const char *var)
             if (strcasecmp(w, words[i].word) == 0)
                 bit = words[i].bit;
         if (!bit) {
-            tb_bad(var, v, "a list of cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
+            tb_bad(var, v, "a list of single,double,cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
             return TB_SCOPE_ALL;
         }
         named |= bit;
     }
     unsigned scope = 0;
-    for (size_t g = 0; g < 3; g++)
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
         scope |= (named & groups[g]) ? (named & groups[g]) : groups[g];
     return scope;
 }

@@ -147,15 +147,16 @@ static cudaError_t tb_stage_take(tb_lane *L, char **buf, cudaEvent_t **ev)
 
 /* In chunks that fit a staging buffer; a row larger than one is left to
  * CUDA's own staging. */
-cudaError_t tb_upload(tb_lane *L, cudaStream_t st, float *dst, size_t dpitch, const float *src,
-                      size_t ld, size_t rows, size_t cols, uint64_t *bytes)
+cudaError_t tb_upload(tb_lane *L, cudaStream_t st, void *dst, size_t dpitch, tb_window w,
+                      uint64_t *bytes)
 {
-    size_t row_bytes = cols * sizeof(float);
-    if (rows == 0 || cols == 0)
+    const size_t row_bytes = w.cols * w.esize, stride = w.ld * w.esize, rows = w.rows;
+    const char *src = w.ptr;
+    if (rows == 0 || w.cols == 0)
         return cudaSuccess;
     *bytes += rows * row_bytes;
     if (row_bytes > L->stage_bytes)   /* one row overflows a stage: let CUDA stage it */
-        return cudaMemcpy2DAsync(dst, dpitch, src, ld * sizeof(float), row_bytes, rows,
+        return cudaMemcpy2DAsync(dst, dpitch, src, stride, row_bytes, rows,
                                  cudaMemcpyHostToDevice, st);
     size_t per = L->stage_bytes / row_bytes;
     for (size_t r = 0; r < rows; r += per) {
@@ -165,7 +166,7 @@ cudaError_t tb_upload(tb_lane *L, cudaStream_t st, float *dst, size_t dpitch, co
         cudaError_t e = tb_stage_take(L, &buf, &ev);
         if (e != cudaSuccess)
             return e;
-        tb_copy c = {buf, (const char *)(src + r * ld), row_bytes, ld * sizeof(float), row_bytes, n, 0};
+        tb_copy c = {buf, src + r * stride, row_bytes, stride, row_bytes, n, 0};
         tb_copy_run(&c);
         e = cudaMemcpy2DAsync((char *)dst + r * dpitch, dpitch, buf, row_bytes, row_bytes, n,
                               cudaMemcpyHostToDevice, st);
@@ -178,16 +179,17 @@ cudaError_t tb_upload(tb_lane *L, cudaStream_t st, float *dst, size_t dpitch, co
 
 /* In chunks that fit a staging buffer: the DMA of chunk i+1 runs while the
  * pool unpacks chunk i. */
-cudaError_t tb_download(tb_lane *L, cudaStream_t st, float *dst, size_t ld, const float *src,
-                        size_t spitch, size_t rows, size_t cols, uint64_t *bytes)
+cudaError_t tb_download(tb_lane *L, cudaStream_t st, tb_window w, const void *src,
+                        size_t spitch, uint64_t *bytes)
 {
-    size_t row_bytes = cols * sizeof(float);
-    if (rows == 0 || cols == 0)
+    const size_t row_bytes = w.cols * w.esize, stride = w.ld * w.esize, rows = w.rows;
+    char *dst = w.ptr;
+    if (rows == 0 || w.cols == 0)
         return cudaSuccess;
     *bytes += rows * row_bytes;
     cudaError_t e;
     if (row_bytes > L->stage_bytes) {
-        e = cudaMemcpy2DAsync(dst, ld * sizeof(float), src, spitch, row_bytes, rows,
+        e = cudaMemcpy2DAsync(dst, stride, src, spitch, row_bytes, rows,
                               cudaMemcpyDeviceToHost, st);
         return e == cudaSuccess ? cudaStreamSynchronize(st) : e;
     }
@@ -209,7 +211,7 @@ cudaError_t tb_download(tb_lane *L, cudaStream_t st, float *dst, size_t ld, cons
             size_t c = i - 1, r = c * per, n = rows - r < per ? rows - r : per;
             if ((e = cudaEventSynchronize(*ev[c % 2])) != cudaSuccess)
                 return e;
-            tb_copy cp = {(char *)(dst + r * ld), buf[c % 2], ld * sizeof(float), row_bytes, row_bytes, n, 0};
+            tb_copy cp = {dst + r * stride, buf[c % 2], stride, row_bytes, row_bytes, n, 0};
             tb_copy_run(&cp);
         }
     }

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One row of the table: every call with the same route and reason. */
+/* One row of the table: every call of one precision with the same route
+ * and reason. */
 typedef struct tb_row {
+    tb_prec prec;
     int route;
     tb_reason why;
     tb_stage failed;
@@ -79,7 +81,7 @@ static void tb_stats_setup(void)
 
 static int tb_row_is(const tb_row *w, const tb_record *r)
 {
-    return w->route == (int)r->route && w->why == r->reason &&
+    return w->prec == r->call->prec && w->route == (int)r->route && w->why == r->reason &&
            (r->reason != TB_WHY_GPU_FAILED || w->failed == r->failed);
 }
 
@@ -97,6 +99,7 @@ static tb_row *tb_row_for(const tb_record *r)
             row = &tb_rows[i];
     if (!row && n < TB_ROWS) {
         row = &tb_rows[n];
+        row->prec = r->call->prec;
         row->route = r->route;
         row->why = r->reason;
         row->failed = r->failed;
@@ -122,7 +125,7 @@ void tb_stats_record(const tb_record *r)
 
     tb_row *row = tb_row_for(r);
     tb_add(&row->calls, 1);
-    if (c->m > 0 && c->n > 0 && c->k > 0 && c->alpha != 0.0f && r->reason != TB_WHY_ILLEGAL)
+    if (c->m > 0 && c->n > 0 && c->k > 0 && c->alpha != 0.0 && r->reason != TB_WHY_ILLEGAL)
         tb_add(&row->flops, 2ull * (uint64_t)c->m * (uint64_t)c->n * (uint64_t)c->k);
     tb_add(&row->ns, tb_ns(r->seconds));
     if (r->gpu) {
@@ -209,10 +212,10 @@ static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrow
     const char *P = "tiledblas: ";
     char b1[32], b2[32];
     if (with_table) {
-        tb_put(o, "%sstats for %s (pid %d): %llu sgemm calls in %.3f s from the first to exit\n",
+        tb_put(o, "%sstats for %s (pid %d): %llu gemm calls in %.3f s from the first to exit\n",
                P, program_invocation_short_name, (int)getpid(), (unsigned long long)calls, elapsed);
-        tb_put(o, "%s%-5s %-22s %9s %11s %10s %10s %10s %10s\n", P, "route", "reason", "calls",
-               "GFLOP", "seconds", "GFLOP/s", "to GPU", "from GPU");
+        tb_put(o, "%s%-6s %-5s %-22s %9s %11s %10s %10s %10s %10s\n", P, "prec", "route", "reason",
+               "calls", "GFLOP", "seconds", "GFLOP/s", "to GPU", "from GPU");
         uint64_t tk = 0, th = 0, td = 0;
         for (int i = 0; i < nrows; i++) {
             tb_row *w = &tb_rows[i];
@@ -220,8 +223,8 @@ static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrow
             char rate[24];
             if (s > 0.0) snprintf(rate, sizeof rate, "%.2f", gf / s);
             else snprintf(rate, sizeof rate, "-");
-            tb_put(o, "%s%-5s %-22s %9llu %11.3f %10.4f %10s %10s %10s\n", P,
-                   w->route == TB_ROUTE_GPU ? "gpu" : "cpu", w->reason,
+            tb_put(o, "%s%-6s %-5s %-22s %9llu %11.3f %10.4f %10s %10s %10s\n", P,
+                   tb_prec_name(w->prec), w->route == TB_ROUTE_GPU ? "gpu" : "cpu", w->reason,
                    (unsigned long long)tb_ld(&w->calls), gf, s, rate,
                    tb_bytes(b1, sizeof b1, (double)tb_ld(&w->bytes_h2d)),
                    tb_bytes(b2, sizeof b2, (double)tb_ld(&w->bytes_d2h)));
@@ -261,10 +264,10 @@ static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrow
            "Frobenius error %.3g\n", P, tb_vd(&tb_v.max_abs), tb_vd(&tb_v.avg_abs),
            tb_vd(&tb_v.rel_fro));
     if (outside)
-        tb_put(o, "%sverify: FAILED: %llu of %llu calls outside the fp32 error bound\n", P,
-               (unsigned long long)outside, (unsigned long long)n);
+        tb_put(o, "%sverify: FAILED: %llu of %llu calls outside their precision's error bound\n",
+               P, (unsigned long long)outside, (unsigned long long)n);
     else
-        tb_put(o, "%sverify: all %llu calls within the fp32 error bound\n", P,
+        tb_put(o, "%sverify: all %llu calls within their precision's error bound\n", P,
                (unsigned long long)n);
     double g = tb_ld(&tb_v.gpu_ns) * 1e-9, c = tb_ld(&tb_v.cpu_ns) * 1e-9;
     tb_put(o, "%sverify: GPU %.4f s (copies included), CPU BLAS %.4f s: GPU speedup %.2fx\n",
@@ -291,10 +294,10 @@ static void tb_report_json(tb_out *o, int nrows, uint64_t calls, double elapsed)
     for (int i = 0; i < nrows; i++) {
         tb_row *w = &tb_rows[i];
         tb_json_string(text, sizeof text, w->reason);
-        tb_put(o, "{\"stats\":\"row\",\"pid\":%d,\"route\":\"%s\",\"reason\":%s,\"calls\":%llu,"
-               "\"gflop\":%.6f,\"seconds\":%.9f,\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,"
-               "\"h2d_s\":%.9f,\"kernel_s\":%.9f,\"d2h_s\":%.9f}\n", pid,
-               w->route == TB_ROUTE_GPU ? "gpu" : "cpu", text,
+        tb_put(o, "{\"stats\":\"row\",\"pid\":%d,\"prec\":\"%s\",\"route\":\"%s\",\"reason\":%s,"
+               "\"calls\":%llu,\"gflop\":%.6f,\"seconds\":%.9f,\"bytes_h2d\":%llu,"
+               "\"bytes_d2h\":%llu,\"h2d_s\":%.9f,\"kernel_s\":%.9f,\"d2h_s\":%.9f}\n", pid,
+               tb_prec_name(w->prec), w->route == TB_ROUTE_GPU ? "gpu" : "cpu", text,
                (unsigned long long)tb_ld(&w->calls), tb_ld(&w->flops) * 1e-9,
                tb_ld(&w->ns) * 1e-9, (unsigned long long)tb_ld(&w->bytes_h2d),
                (unsigned long long)tb_ld(&w->bytes_d2h), tb_ld(&w->ns_h2d) * 1e-9,

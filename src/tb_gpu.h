@@ -12,7 +12,7 @@
 
 /* One pitched device matrix, grown on demand, reused by later calls. */
 typedef struct tb_pitched {
-    float *ptr;
+    void *ptr;
     size_t pitch;         /* bytes between rows, from cudaMallocPitch */
     size_t width;         /* bytes of a row we may use                */
     size_t height;        /* rows                                     */
@@ -66,8 +66,9 @@ TB_HIDDEN tb_lane *tb_lane_acquire(void);
  * TILEDBLAS_FAULT caused it. An unrecoverable error, or several failures in
  * a row, turn the GPU path off for the process (with one warning each). */
 TB_HIDDEN void tb_lane_release(tb_lane *L, tb_stage failed, cudaError_t err, int injected);
-/* Makes b hold rows x cols floats; keeps the old one when it fits. */
-TB_HIDDEN cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols);
+/* Makes b hold rows x cols elements of esize bytes; keeps the old one
+ * when it fits. */
+TB_HIDDEN cudaError_t tb_buffer_fit(tb_pitched *b, size_t rows, size_t cols, size_t esize);
 /* Device bytes the lane's buffers hold, and giving them back. */
 TB_HIDDEN size_t tb_lane_held(const tb_lane *L);
 TB_HIDDEN void tb_lane_free_buffers(tb_lane *L);
@@ -76,17 +77,20 @@ TB_HIDDEN void tb_lane_free_buffers(tb_lane *L);
 /* Makes the lane's staging buffers at least `want` bytes each (at most
  * TB_STAGE_MAX_BYTES, whole MiB). */
 TB_HIDDEN cudaError_t tb_stage_fit(tb_lane *L, size_t want);
-/* Host window (rows x cols floats, stride ld) -> device (dst, dpitch) on
- * stream st, packed into staging buffers by the copy threads; adds the
- * bytes to *bytes. Returns once the last chunk is queued. */
-TB_HIDDEN cudaError_t tb_upload(tb_lane *L, cudaStream_t st, float *dst, size_t dpitch,
-                                const float *src, size_t ld, size_t rows, size_t cols,
-                                uint64_t *bytes);
-/* Device (src, spitch) -> host window on stream st, the DMA of one chunk
+/* A host window: rows x cols elements of esize bytes, ld elements apart. */
+typedef struct tb_window {
+    void *ptr;
+    size_t ld, rows, cols, esize;
+} tb_window;
+/* Host window w -> device (dst, dpitch) on stream st, packed into staging
+ * buffers by the copy threads; adds the bytes to *bytes. Returns once the
+ * last chunk is queued. */
+TB_HIDDEN cudaError_t tb_upload(tb_lane *L, cudaStream_t st, void *dst, size_t dpitch,
+                                tb_window w, uint64_t *bytes);
+/* Device (src, spitch) -> host window w on stream st, the DMA of one chunk
  * overlapping the unpacking of the one before. Returns once the window is
  * written. */
-TB_HIDDEN cudaError_t tb_download(tb_lane *L, cudaStream_t st, float *dst, size_t ld,
-                                  const float *src, size_t spitch, size_t rows, size_t cols,
-                                  uint64_t *bytes);
+TB_HIDDEN cudaError_t tb_download(tb_lane *L, cudaStream_t st, tb_window w, const void *src,
+                                  size_t spitch, uint64_t *bytes);
 
 #endif

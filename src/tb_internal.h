@@ -1,5 +1,5 @@
 /* src/tb_internal.h - the table of contents of libtiledblas's internals.
- * A call reads top to bottom: shim entry (shim/sgemm.c) -> legality and
+ * A call reads top to bottom: shim entry (shim/gemm.c) -> legality and
  * normalisation (dispatch.c) -> decision (policy.c, which asks costmodel.c)
  * -> run on the GPU (pipeline.c, over gpu.c, staging.c, plan.c and
  * kernels/) or the real BLAS (shim/realblas.c) -> account (account.c, then
@@ -12,6 +12,14 @@
 #include <stdint.h>
 
 #define TB_HIDDEN __attribute__((visibility("hidden")))
+
+/* The element type of a call: the same host path serves both; only the
+ * entry points, the real BLAS's functions, the kernels and the rates differ
+ * by type. The values are the kernels' tb_dtype (kernels/tb_kernels.h). */
+typedef enum { TB_SINGLE = 0, TB_DOUBLE = 1 } tb_prec;
+static inline size_t tb_prec_size(tb_prec t) { return t == TB_DOUBLE ? 8 : 4; }
+/* "single" or "double", for reports. */
+static inline const char *tb_prec_name(tb_prec t) { return t == TB_DOUBLE ? "double" : "single"; }
 
 /* CBLAS enumerations, by value, so that no BLAS header is needed. */
 enum { TB_ROW_MAJOR = 101, TB_COL_MAJOR = 102 };
@@ -86,7 +94,8 @@ enum {
     TB_SCOPE_ROW = 1u << 2, TB_SCOPE_COL = 1u << 3,                /* layout    */
     TB_SCOPE_NN = 1u << 4, TB_SCOPE_NT = 1u << 5,                  /* op(A)op(B) */
     TB_SCOPE_TN = 1u << 6, TB_SCOPE_TT = 1u << 7,
-    TB_SCOPE_ALL = 0xffu
+    TB_SCOPE_SINGLE = 1u << 8, TB_SCOPE_DOUBLE = 1u << 9,        /* precision */
+    TB_SCOPE_ALL = 0x3ffu
 };
 
 /* The settings, parsed on first use (thread-safe); never NULL. */
@@ -117,16 +126,19 @@ typedef enum { TB_API_CBLAS = 0, TB_API_FORTRAN = 1 } tb_api;
 
 /* What the caller passed, untouched, so it can be forwarded exactly. A
  * Fortran call arrives column-major with its transposes as characters; they
- * are kept (fta, ftb) so the real sgemm_ sees the very same arguments. */
+ * are kept (fta, ftb) so the real sgemm_ / dgemm_ sees the very same
+ * arguments. A, B and C point to elements of `prec`; alpha and beta hold
+ * the caller's values exactly (a single call's convert back to float). */
 typedef struct tb_call {
     tb_api api;
     const char *fta, *ftb;     /* Fortran only: the caller's TRANSA, TRANSB */
     int layout, transa, transb;
     int m, n, k;
-    float alpha, beta;
-    const float *A; int lda;
-    const float *B; int ldb;
-    float *C; int ldc;
+    double alpha, beta;
+    const void *A; int lda;
+    const void *B; int ldb;
+    void *C; int ldc;
+    tb_prec prec;
 } tb_call;
 
 /* The same product as a row-major one: C = alpha op(A) op(B) + beta C with
@@ -134,11 +146,19 @@ typedef struct tb_call {
 typedef struct tb_problem {
     int m, n, k;
     int transa, transb;        /* 0 / 1 */
-    float alpha, beta;
-    const float *A; size_t lda;
-    const float *B; size_t ldb;
-    float *C; size_t ldc;
+    double alpha, beta;
+    const void *A; size_t lda; /* strides in elements of prec */
+    const void *B; size_t ldb;
+    void *C; size_t ldc;
+    tb_prec prec;
 } tb_problem;
+
+/* Element (i, j) of a row-major matrix of p's type with stride ld: the
+ * address arithmetic every part of the host path shares. */
+static inline const void *tb_at(const tb_problem *p, const void *X, size_t ld, size_t i, size_t j)
+{
+    return (const char *)X + (i * ld + j) * tb_prec_size(p->prec);
+}
 
 typedef enum { TB_ROUTE_CPU = 0, TB_ROUTE_GPU = 1 } tb_route;
 
@@ -186,11 +206,14 @@ typedef struct tb_rates {
     double h2d_bps, d2h_bps;             /* host <-> device copies             */
     double thin_dim;                     /* CPU: min(m, n) below this runs slow */
     double cpu_c_bps;                    /* CPU: bytes of C a second when K is small */
+    /* Double precision: the compute rates differ, the rest (fixed costs,
+     * bytes a second, thin_dim) is the same machine's. */
+    double dp_cpu_flops, dp_cpu_core_flops, dp_gpu_flops;
     /* Both routes' times measured at small shapes, where the two are close
      * and the formulas least sure (calibrate.c measures them, tb_predict
      * scales its times by them): m, n = 2^(5+i), 2^(5+j) (32..4096), k =
      * 4^l (1..4096), row-major NN, beta = 0; seconds, 0 where not measured. */
-    float grid[2][TB_GRID_MN][TB_GRID_MN][TB_GRID_K];   /* [route][i][j][l] */
+    float grid[2][TB_GRID_MN][TB_GRID_MN][TB_GRID_K];   /* [route][i][j][l], single */
 } tb_rates;
 /* The rates in use: the built-in ones until calibrate.c publishes measured
  * ones (tb_rates_publish, once). */
@@ -204,11 +227,12 @@ TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
 TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
 /* The grid's say on p (rates r): in f[route], measured time over the
  * formulas' time, interpolated between the grid shapes around p; 1 where
- * nothing around p was measured. Returns the interpolation weight of the
- * measured shapes around p, 0 to 1. */
+ * nothing around p was measured, and for double calls (the grid is measured
+ * in single). Returns the interpolation weight of the measured shapes
+ * around p, 0 to 1. */
 TB_HIDDEN double tb_grid_factor(const tb_rates *r, const tb_problem *p, double f[2]);
 /* The grid shape at [i][j][l] as a problem on the given buffers. */
-TB_HIDDEN tb_problem tb_grid_shape(int i, int j, int l, const float *A, const float *B, float *C);
+TB_HIDDEN tb_problem tb_grid_shape(int i, int j, int l, const void *A, const void *B, void *C);
 /* Lowers each measured time of one route's grid to those of the shapes
  * one step larger in m, n or k (calibrate.c, after measuring). */
 TB_HIDDEN void tb_grid_monotone(tb_rates *r, int route);
@@ -260,7 +284,7 @@ TB_HIDDEN void tb_policy_record(const tb_problem *p, tb_route route, double seco
 /* Forgets every class's measurements (tests). */
 TB_HIDDEN void tb_policy_forget(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the
- * transposes, beta = 0 or not, the element size. */
+ * transposes, beta = 0 or not, the precision. */
 TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
 
 
@@ -319,7 +343,7 @@ typedef struct tb_gpu_times {
 typedef struct tb_verify_result {
     double max_abs, avg_abs, rel_fro;   /* GPU against the CPU BLAS          */
     double gpu_s, cpu_s;                /* wall seconds of each side          */
-    int within_bound;                   /* max error within the fp32 bound    */
+    int within_bound;                   /* within the precision's error bound   */
 } tb_verify_result;
 
 typedef struct tb_record {
@@ -334,6 +358,14 @@ typedef struct tb_record {
     double pred_cpu_s, pred_gpu_s;      /* the times the route was chosen by, 0 if unused */
 } tb_record;
 
+/* The entry point the caller called: "sgemm", "sgemm_", "dgemm" or
+ * "dgemm_" (a cblas_xgemm call is named without its prefix). */
+static inline const char *tb_call_name(const tb_call *c)
+{
+    static const char *const names[2][2] = {{"sgemm", "sgemm_"}, {"dgemm", "dgemm_"}};
+    return names[c->prec == TB_DOUBLE][c->api == TB_API_FORTRAN];
+}
+
 /* Functions in account.c: the decision line, statistics, trace. */
 TB_HIDDEN void tb_account(const tb_record *r);
 
@@ -344,20 +376,25 @@ TB_HIDDEN void tb_account(const tb_record *r);
 TB_HIDDEN int tb_verify_call(const tb_call *c, const tb_problem *p,
                              tb_gpu_times *t, tb_verify_result *v);
 
-/* The shim's fast path for small calls (shim/sgemm.c): once the first call
- * has resolved everything, a call with m*n*k below `below` that nobody
- * accounts for goes straight to `real`, with no other work at all. */
+/* The shim's fast path for small calls (shim/gemm.c): once the first call
+ * has resolved everything, a cblas call with m*n*k below `below` that
+ * nobody accounts for goes straight to the real cblas_sgemm (`real`) or
+ * cblas_dgemm (`dreal`), with no other work at all. */
 typedef void (*tb_cblas_fn)(int, int, int, int, int, int, float, const float *, int,
                             const float *, int, float, float *, int);
+typedef void (*tb_dcblas_fn)(int, int, int, int, int, int, double, const double *, int,
+                             const double *, int, double, double *, int);
 typedef struct tb_fastpath {
     tb_cblas_fn real;          /* NULL until armed */
+    tb_dcblas_fn dreal;        /* NULL until armed */
     double below;
 } tb_fastpath;
 extern tb_fastpath tb_fast TB_HIDDEN;
 /* Arms tb_fast when the settings allow it (dispatch.c, on the first call). */
 TB_HIDDEN void tb_fastpath_arm(void);
-/* The real cblas_sgemm, or NULL (realblas.c). */
+/* The real cblas_sgemm and cblas_dgemm, or NULL (realblas.c). */
 TB_HIDDEN tb_cblas_fn tb_real_cblas(void);
+TB_HIDDEN tb_dcblas_fn tb_real_cblas_d(void);
 
 /* ---- Functions in dispatch.c: one call, top to bottom ---- */
 TB_HIDDEN int tb_call_is_legal(const tb_call *c);
@@ -367,7 +404,7 @@ TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
 TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t);
 /* Runs the call where policy.c decides, falls back on a GPU failure,
  * accounts it; holds the exit gate (README "Guarantees"). */
-TB_HIDDEN void tb_sgemm_dispatch(const tb_call *c);
+TB_HIDDEN void tb_gemm_dispatch(const tb_call *c);
 
 /* ---- Functions in gpu.c, pipeline.c (and staging.c, plan.c): the GPU path ---- */
 /* 1 when the GPU path may be tried (it starts CUDA on the first call); 0
@@ -377,7 +414,7 @@ TB_HIDDEN int tb_gpu_available(tb_reason *why);
  * success, with C written; otherwise the stage that failed, and t->done_*
  * say which part of C is already final (none of it, unless the failure came
  * while results were streaming back); the rest of C is untouched. */
-TB_HIDDEN tb_stage tb_gpu_sgemm(const tb_problem *p, tb_gpu_times *t);
+TB_HIDDEN tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t);
 /* Why the GPU path is unavailable, in words (e.g. the CUDA error). */
 TB_HIDDEN const char *tb_gpu_detail(void);
 /* Called in a child after fork(). */
@@ -396,8 +433,8 @@ TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
 /* 1 while this thread is inside the real BLAS (a call that arrives then is
  * the real BLAS calling itself, and goes straight through). */
 TB_HIDDEN int tb_inside_real_blas(void);
-/* Forwards the call, unchanged, to the real BLAS: cblas_sgemm or sgemm_,
- * whichever the caller called. */
+/* Forwards the call, unchanged, to the real BLAS: cblas_sgemm, sgemm_,
+ * cblas_dgemm or dgemm_, whichever the caller called. */
 TB_HIDDEN void tb_forward(const tb_call *c);
 /* Runs a row-major problem (or part of one) on the real BLAS. */
 TB_HIDDEN void tb_forward_problem(const tb_problem *p);
@@ -417,7 +454,8 @@ TB_HIDDEN void tb_cpu_gemm(const tb_problem *p);
 /* Checks the caller's call as the BLAS does: when an argument is illegal,
  * writes the BLAS's report on stderr (" ** On entry to SGEMM  parameter
  * number  8 had an illegal value" for sgemm_, the reference CBLAS's
- * "Parameter 9 to routine cblas_sgemm  was incorrect" for cblas_sgemm) and
+ * "Parameter 9 to routine cblas_sgemm  was incorrect" for cblas_sgemm; DGEMM
+ * and cblas_dgemm for double) and
  * returns -1; otherwise fills *p with the call as a row-major problem and
  * returns 0. */
 TB_HIDDEN int tb_cpu_gemm_check(const tb_call *c, tb_problem *p);

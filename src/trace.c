@@ -193,12 +193,12 @@ void tb_trace_record(const tb_record *r)
     l.n = 0;
     char why[48];
     tb_json_string(reason, sizeof reason, tb_reason_text(r->reason, r->failed, why, sizeof why));
-    tb_add(&l, "{\"t\":%.9f,\"pid\":%d,\"thread\":%d,\"seq\":%lu,\"api\":\"%s\","
+    tb_add(&l, "{\"t\":%.9f,\"pid\":%d,\"thread\":%d,\"seq\":%lu,\"api\":\"%s\",\"prec\":\"%s\","
            "\"layout\":\"%s\",\"transa\":\"%s\",\"transb\":\"%s\","
            "\"m\":%d,\"n\":%d,\"k\":%d,\"lda\":%d,\"ldb\":%d,\"ldc\":%d,"
            "\"alpha\":%s,\"beta\":%s,\"route\":\"%s\",\"reason\":%s,\"seconds\":%.9f",
            t > 0.0 ? t : 0.0, (int)getpid(), tb_trace_thread, seq,
-           c->api == TB_API_FORTRAN ? "fortran" : "cblas",
+           c->api == TB_API_FORTRAN ? "fortran" : "cblas", tb_prec_name(c->prec),
            c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
            tb_trans_name(c->transa), tb_trans_name(c->transb),
            c->m, c->n, c->k, c->lda, c->ldb, c->ldc,

@@ -1,27 +1,37 @@
 /* src/verify.c - TILEDBLAS_MODE=verify: the GPU computes into scratch memory,
  * the CPU BLAS into the caller's C (the caller always gets the CPU result),
- * and the two are compared against an fp32 error bound. It never changes
- * what the caller receives and never decides the route (dispatch.c does). */
+ * and the two are compared against the error bound of the call's precision.
+ * It never changes what the caller receives and never decides the route
+ * (dispatch.c does). */
 #include "tb_internal.h"
 #include <math.h>
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Element (i, j) of a row-major matrix of precision prec, as a double. */
+static double tb_elem(tb_prec prec, const void *x, size_t ld, size_t i, size_t j)
+{
+    return prec == TB_DOUBLE ? ((const double *)x)[i * ld + j] : ((const float *)x)[i * ld + j];
+}
+
 /* Frobenius norm of the rows x cols window of a row-major matrix. */
-static double tb_fro(const float *x, size_t ld, size_t rows, size_t cols)
+static double tb_fro(tb_prec prec, const void *x, size_t ld, size_t rows, size_t cols)
 {
     double s = 0.0;
     for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++)
-            s += (double)x[i * ld + j] * x[i * ld + j];
+        for (size_t j = 0; j < cols; j++) {
+            const double e = tb_elem(prec, x, ld, i, j);
+            s += e * e;
+        }
     return sqrt(s);
 }
 
 int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_verify_result *v)
 {
-    size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
-    float *scratch = malloc(m * n * sizeof *scratch + 1);
+    size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k, es = tb_prec_size(p->prec);
+    const tb_prec prec = p->prec;
+    char *scratch = malloc(m * n * es + 1);
     if (!scratch) {
         tb_forward(c);
         return -1;
@@ -29,14 +39,14 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
     /* The scratch C starts as the caller's C window (beta may read it; when
      * beta = 0 a NaN here must not reach the GPU's result). */
     for (size_t i = 0; i < m; i++)
-        memcpy(scratch + i * n, p->C + i * p->ldc, n * sizeof *scratch);
-    const int reads_ab = k > 0 && p->alpha != 0.0f;
-    double c0 = p->beta != 0.0f ? tb_fro(scratch, n, m, n) : 0.0;
+        memcpy(scratch + i * n * es, tb_at(p, p->C, p->ldc, i, 0), n * es);
+    const int reads_ab = k > 0 && p->alpha != 0.0;
+    double c0 = p->beta != 0.0 ? tb_fro(prec, scratch, n, m, n) : 0.0;
     tb_problem g = *p;
     g.C = scratch;
     g.ldc = n;
     double t0 = tb_now();
-    tb_stage failed = tb_gpu_sgemm(&g, t);
+    tb_stage failed = tb_gpu_gemm(&g, t);
     double t1 = tb_now();
     tb_forward(c);
     double t2 = tb_now();
@@ -48,7 +58,7 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
     size_t quirks = 0;
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
-            double cpu = p->C[i * p->ldc + j], gpu = scratch[i * n + j], d;
+            double cpu = tb_elem(prec, p->C, p->ldc, i, j), gpu = tb_elem(prec, scratch, n, i, j), d;
             if (cpu == gpu || (isnan(cpu) && isnan(gpu))) {
                 d = 0.0;                       /* equal, equal infinities, both NaN */
             } else if (!reads_ab && isnan(cpu)) {
@@ -75,21 +85,22 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
     v->gpu_s = t1 - t0;
     v->cpu_s = t2 - t1;
 
-    /* Each side's fp32 result is within (k+2)u |alpha||A||B| + |beta C0| of
-     * the exact one, element by element (u = FLT_EPSILON/2), so the two
-     * differ by at most (k+2) FLT_EPSILON times that; in Frobenius norm
-     * || |A||B| || <= ||A|| ||B||. A correct fp32 kernel can never break this
+    /* Each side's result is within (k+2)u |alpha||A||B| + |beta C0| of the
+     * exact one, element by element (u = eps/2 of the precision), so the two
+     * differ by at most (k+2) eps times that; in Frobenius norm
+     * || |A||B| || <= ||A|| ||B||. A correct kernel can never break this
      * bound, whatever the cancellation in C (a residual B - A*X is fine);
      * reduced precision such as TF32 shows instead in rel_fro, which the
-     * report prints (correct fp32 gives about 1e-6). */
+     * report prints (correct fp32 gives about 1e-6, fp64 about 1e-15). */
+    const double eps = prec == TB_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
+    const double tiny = prec == TB_DOUBLE ? DBL_MIN : FLT_MIN;
     double ab = 0.0;
     if (reads_ab) {
         size_t ra = p->transa ? k : m, ca = p->transa ? m : k;
         size_t rb = p->transb ? n : k, cb = p->transb ? k : n;
-        ab = fabs((double)p->alpha) * tb_fro(p->A, p->lda, ra, ca) * tb_fro(p->B, p->ldb, rb, cb);
+        ab = fabs(p->alpha) * tb_fro(prec, p->A, p->lda, ra, ca) * tb_fro(prec, p->B, p->ldb, rb, cb);
     }
-    double bound = 2.0 * (double)(k + 2) * FLT_EPSILON * (ab + fabs((double)p->beta) * c0) +
-                   sqrt((double)(m * n)) * FLT_MIN;
+    double bound = 2.0 * (double)(k + 2) * eps * (ab + fabs(p->beta) * c0) + sqrt((double)(m * n)) * tiny;
     double fro = sqrt(diff2);
     v->within_bound = fro <= bound;        /* false for NaN/infinity differences */
 
@@ -98,9 +109,10 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
                      "a call with alpha = 0 or k = 0 (it read NaN in A or B; reference BLAS does "
                      "not); not counted against the GPU", quirks);
     if (!v->within_bound)
-        tb_warn_once(TB_ONCE_VERIFY, "verify: GPU and CPU BLAS differ beyond the fp32 bound on "
-                     "sgemm m=%d n=%d k=%d (row-major %c%c): max abs %.3g, relative Frobenius "
+        tb_warn_once(TB_ONCE_VERIFY, "verify: GPU and CPU BLAS differ beyond the %s bound on "
+                     "%cgemm m=%d n=%d k=%d (row-major %c%c): max abs %.3g, relative Frobenius "
                      "%.3g, bound %.3g (first such call; see the verdict at exit)",
+                     prec == TB_DOUBLE ? "fp64" : "fp32", prec == TB_DOUBLE ? 'd' : 's',
                      p->m, p->n, p->k, p->transa ? 'T' : 'N', p->transb ? 'T' : 'N',
                      max_abs, v->rel_fro, ref2 > 0.0 ? bound / sqrt(ref2) : bound);
     return 0;

@@ -1,12 +1,13 @@
 #!/bin/sh
-# tests/octave_check.sh - ctest client.octave: Octave's single-precision
-# products (tests/octave_check.m) run plain, then under the preload in auto
-# and forced-GPU modes. Each preloaded run must be right, give one sgemm_
-# decision line per product at least, and match the plain run: identical
-# without a GPU (every call is forwarded to the same BLAS), within the fp32
-# bound with one. Forced GPU mode without a GPU warns exactly once. Exit 0
-# pass, 1 fail, 77 skip (no octave-cli). Needs TB_LIB and TB_BIN, as
-# preload.sh does, whose conventions this follows.
+# tests/octave_check.sh - ctest client.octave: Octave's single- and
+# double-precision products (tests/octave_check.m) run plain, then under the
+# preload in auto and forced-GPU modes. Each preloaded run must be right,
+# give one sgemm_ decision line per single product and one dgemm_ line per
+# double product at least, and match the plain run: identical without a GPU
+# (every call is forwarded to the same BLAS), within the bounds with one.
+# Forced GPU mode without a GPU warns exactly once. Exit 0 pass, 1 fail, 77
+# skip (no octave-cli). Needs TB_LIB and TB_BIN, as preload.sh does, whose
+# conventions this follows.
 set -u
 lib=${TB_LIB:?}
 bin=${TB_BIN:?}
@@ -23,16 +24,25 @@ command -v octave-cli >/dev/null || skip "octave-cli not installed (Debian packa
 cd "$tmp" || exit 1
 oct --save "$tmp/plain.bin" >"$tmp/plain.out" 2>"$tmp/plain.err" \
     || fail "wrong without the preload: $(tail3 "$tmp/plain.out") $(tail3 "$tmp/plain.err")"
-want=$(sed -n 's/^products: //p' "$tmp/plain.out")
 total=$(sed -n 's/^PASS: \([0-9]*\) .*/\1/p' "$tmp/plain.out")
-[ "${want:-0}" -gt 0 ] || fail "the script reported no products: $(cat "$tmp/plain.out")"
-line='^tiledblas: sgemm_ ColMajor [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)'
+# The products of one precision ($1) that reach BLAS, and the decision lines
+# of one routine ($1) in a file ($2).
+products() { sed -n "s/^products $1: //p" "$tmp/plain.out"; }
+lines() { count "^tiledblas: $1 ColMajor [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \\([a-z:-]+\\)" "$2"; }
+for prec in single double; do
+    [ "$(products $prec)" -gt 0 ] 2>/dev/null || fail "the script reported no $prec products: $(cat "$tmp/plain.out")"
+done
+want=$(( $(products single) + $(products double) ))
 said=""
 for mode in auto gpu; do
     TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" oct --against "$tmp/plain.bin" \
         >"$tmp/out" 2>"$tmp/err" || fail "mode $mode: $(tail3 "$tmp/out") $(tail3 "$tmp/err")"
-    n=$(count "$line" "$tmp/err")
-    [ "$n" -ge "$want" ] || fail "mode $mode: $n sgemm_ decision lines for $want products: $(grep -v 'preparing to exit' "$tmp/err" | head -3)"
+    for r in single:sgemm_ double:dgemm_; do
+        prec=${r%:*} routine=${r#*:}
+        got=$(lines $routine "$tmp/err") made=$(products $prec)
+        [ "$got" -ge "$made" ] || fail "mode $mode: $got $routine decision lines for $made $prec products: $(grep -v 'preparing to exit' "$tmp/err" | head -3)"
+    done
+    n=$(count ' -> ' "$tmp/err")
     warnings=$(grep '^tiledblas: ' "$tmp/err" | grep -vc ' -> ' || true)
     gpu=$(count ' -> gpu ' "$tmp/err")
     same=$(sed -n 's/^identical to .*: \([0-9]*\) of [0-9]*$/\1/p' "$tmp/out")
@@ -47,4 +57,4 @@ for mode in auto gpu; do
     fi
     said="$said $mode $n lines ($gpu gpu, $warnings warning),"
 done
-pass "octave: $total single products right, $want through sgemm_;$said matching the plain run"
+pass "octave: $total products right, $(products single) single through sgemm_ and $(products double) double through dgemm_;$said matching the plain run"

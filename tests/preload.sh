@@ -13,27 +13,84 @@ blasdir=${TB_BLASDIR:-/usr/lib/x86_64-linux-gnu/blas}
 # calibrate case measures in a directory of its own.
 . "$(dirname "$0")/lib.sh"
 count() { grep -c "$1" "$2" || true; }
+# A run's precision: sgemm_check's option for it ($dbl) and the routine its
+# decision lines name ($g: "sgemm" for cblas_sgemm, "sgemm_" for sgemm_).
+# The double-precision cases are the single ones' checks on cblas_dgemm and
+# dgemm_ calls.
+set_prec() {
+    prec=$1
+    if [ "$prec" = double ]; then dbl=--double g=dgemm; else dbl="" g=sgemm; fi
+}
+case "$case_name" in
+double*|xdcblat3-*|xblat3d-*|xlintstd) set_prec double ;;
+*) set_prec single ;;
+esac
+# The calls that statistics rows (TILEDBLAS_STATS, JSON lines) in $1 count
+# for precision $2, over every process report in the file.
+stats_calls() {
+    grep '^{"stats":"row"' "$1" 2>/dev/null | grep "\"prec\":\"$2\"" |
+        sed -n 's/.*"calls":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+}
+# Calls from many threads at once, and around fork(): in the given mode,
+# every result right and exactly one whole decision line per call.
+#   many WHAT CALLS MODE SGEMM_CHECK_ARGS...
+many() {
+    what=$1 calls=$2 mode=$3
+    shift 3
+    TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" "$@" $dbl >"$tmp/out" 2>"$tmp/err" \
+        || fail "$what: $(grep -v ' -> ' "$tmp/err" | head -3) $(tail -1 "$tmp/out")"
+    n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) " "$tmp/err")
+    [ "$n" = "$calls" ] || fail "$what: $n $g decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
+}
+threads_runs() {
+    many "16 threads" 640 gpu --calls 640 --threads 16
+    many "64 threads" 640 auto --calls 640 --threads 64 --rownn --max-dim 40
+    many "32 OpenMP threads" 640 gpu --calls 640 --threads 32 --openmp --api mixed
+    grep -q "on 32 OpenMP thread" "$tmp/out" || fail "the OpenMP run did not happen: $(cat "$tmp/out")"
+}
+# The parent's calls, a forked child's and the parent's again: 60 each.
+fork_runs() {
+    many "around fork" 180 gpu --calls 60 --fork
+    many "threads and fork" 180 gpu --calls 60 --threads 4 --fork
+}
 
 case "$case_name" in
-quiet)
-    # Default settings: same output as without the preload, nothing on stderr.
-    "$bin/sgemm_check" >"$tmp/plain.out" 2>"$tmp/plain.err" || fail "sgemm_check fails without the preload"
-    pre "$bin/sgemm_check" >"$tmp/pre.out" 2>"$tmp/pre.err" || fail "sgemm_check fails under the preload: $(cat "$tmp/pre.err")"
+quiet|double)
+    # Default settings: same output as without the preload, nothing on
+    # stderr; and the statistics show that the preload saw all 300 calls,
+    # each counted in its precision.
+    "$bin/sgemm_check" $dbl >"$tmp/plain.out" 2>"$tmp/plain.err" || fail "sgemm_check $dbl fails without the preload"
+    pre "$bin/sgemm_check" $dbl >"$tmp/pre.out" 2>"$tmp/pre.err" || fail "sgemm_check $dbl fails under the preload: $(cat "$tmp/pre.err")"
     cmp -s "$tmp/plain.out" "$tmp/pre.out" || fail "stdout differs under the preload"
     [ ! -s "$tmp/pre.err" ] || fail "the preload printed at default settings: $(head -3 "$tmp/pre.err")"
-    pass "300 random calls right, identical output, silent" ;;
-decision-lines)
-    # VERBOSE=2: exactly one documented line per intercepted call.
-    TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 --api mixed >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
-    n=$(grep -cE '^tiledblas: sgemm_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \([a-z:-]+\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?$' "$tmp/err")
-    [ "$n" = 300 ] || fail "$n decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
+    TILEDBLAS_STATS="$tmp/stats.jsonl" pre "$bin/sgemm_check" $dbl >/dev/null 2>&1 || fail "wrong results with statistics"
+    n=$(stats_calls "$tmp/stats.jsonl" $prec)
+    [ "$n" = 300 ] || fail "the statistics count $n $prec-precision calls of 300: $(head -2 "$tmp/stats.jsonl" 2>/dev/null)"
+    pass "300 random $prec-precision calls right, identical output, silent; all 300 intercepted" ;;
+decision-lines|double-lines)
+    # VERBOSE=2: exactly one documented line per intercepted call, both
+    # interfaces among them; the trace has one line per call, naming its
+    # precision.
+    TILEDBLAS_VERBOSE=2 TILEDBLAS_TRACE="$tmp/trace.jsonl" pre "$bin/sgemm_check" --calls 300 --api mixed $dbl \
+        >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
+    n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \\([a-z:-]+\\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?\$" "$tmp/err")
+    [ "$n" = 300 ] || fail "$n $g decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(wc -l <"$tmp/err")" = 300 ] || fail "other lines besides the decision lines: $(grep -v ' -> ' "$tmp/err" | head -3)"
-    pass "300 calls, 300 decision lines" ;;
-mode-gpu)
-    # Forced GPU: results right; without a GPU at most one warning, with one
-    # every row-major NN call that BLAS does not make a no-op ran there.
-    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 --api mixed >"$tmp/out" 2>"$tmp/err" \
+    [ "$(count "^tiledblas: $g " "$tmp/err")" -gt 0 ] && [ "$(count "^tiledblas: ${g}_ ColMajor " "$tmp/err")" -gt 0 ] \
+        || fail "not both interfaces: $(count "^tiledblas: $g " "$tmp/err") $g lines, $(count "^tiledblas: ${g}_ " "$tmp/err") ${g}_ lines"
+    [ -s "$tmp/trace.jsonl" ] || fail "no trace written"
+    t=$(count "\"prec\":\"$prec\"" "$tmp/trace.jsonl")
+    [ "$t" = 300 ] && [ "$(wc -l <"$tmp/trace.jsonl")" = 300 ] \
+        || fail "$t of $(wc -l <"$tmp/trace.jsonl") trace lines for 300 calls say \"prec\":\"$prec\": $(head -1 "$tmp/trace.jsonl")"
+    pass "300 $prec-precision calls, 300 $g/${g}_ decision lines, 300 trace lines" ;;
+mode-gpu|double-gpu)
+    # Forced GPU: results right, one decision line per call; without a GPU
+    # at most one warning, with one every row-major NN call that BLAS does
+    # not make a no-op ran there.
+    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 300 --api mixed $dbl >"$tmp/out" 2>"$tmp/err" \
         || fail "wrong results in forced-GPU mode: $(grep -v ' -> ' "$tmp/err" | head -5)"
+    n=$(grep -cE "^tiledblas: ${g}_? .* -> (gpu|cpu) " "$tmp/err")
+    [ "$n" = 300 ] || fail "$n $g decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
     warnings=$(grep -v ' -> ' "$tmp/err" | grep -c . || true)
     gpu=$(count ' -> gpu ' "$tmp/err")
     if have_gpu; then
@@ -41,13 +98,13 @@ mode-gpu)
         [ "$gpu" -gt 0 ] || fail "no call went to the GPU"
         bad=$(grep ' -> cpu ' "$tmp/err" | grep -vcE '\((scope|no-op|illegal-args)\)' || true)
         [ "$bad" = 0 ] || fail "$bad eligible calls did not run on the GPU: $(grep ' -> cpu ' "$tmp/err" | grep -vE '\((scope|no-op)\)' | head -3)"
-        pass "$gpu calls on the GPU, all right"
+        pass "$gpu $prec-precision calls on the GPU, all right"
     fi
     [ "$warnings" -le 1 ] || fail "$warnings warnings: $(grep -v ' -> ' "$tmp/err")"
     [ "$gpu" = 0 ] || fail "gpu route claimed without a GPU"
-    TILEDBLAS_MODE=gpu pre "$bin/sgemm_check" --calls 50 >/dev/null 2>"$tmp/err1" || fail "wrong results"
+    TILEDBLAS_MODE=gpu pre "$bin/sgemm_check" --calls 50 $dbl >/dev/null 2>"$tmp/err1" || fail "wrong results"
     [ "$(wc -l <"$tmp/err1")" -le 1 ] || fail "more than one line at default verbosity"
-    pass "no GPU: results right, $warnings warning" ;;
+    pass "no GPU: $prec-precision results right, $warnings warning" ;;
 exit-threads)
     # Threads keep calling (400^3) while the main thread calls exit(): every
     # run ends within its time limit with exit code 0, in each mode, with
@@ -131,90 +188,106 @@ bad-settings)
     done
     pass "bad values warn once, naming the variable" ;;
 illegal-args)
-    # The real BLAS reports illegal arguments (xerbla) exactly as without us.
+    # The real BLAS reports illegal arguments (xerbla) exactly as without us,
+    # in both precisions and both interfaces; and each illegal call was
+    # intercepted (its decision line says illegal-args) before it went there.
     "$bin/illegal_args" >"$tmp/plain" 2>&1 || fail "illegal_args fails without the preload"
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=0 pre "$bin/illegal_args" >"$tmp/pre" 2>&1 \
             || fail "the program did not go on under the preload (mode $mode)"
         diff "$tmp/plain" "$tmp/pre" >"$tmp/diff" || fail "reports differ (mode $mode): $(head -5 "$tmp/diff")"
     done
-    pass "$(grep -c 'illegal value' "$tmp/plain") illegal calls reported exactly as OpenBLAS does" ;;
+    TILEDBLAS_VERBOSE=2 pre "$bin/illegal_args" >"$tmp/out" 2>"$tmp/err" || fail "the program did not go on at VERBOSE=2"
+    for r in cblas_sgemm:sgemm sgemm_:sgemm_ cblas_dgemm:dgemm dgemm_:dgemm_; do
+        calls=$(count "^illegal ${r%:*} call" "$tmp/out")
+        n=$(count "^tiledblas: ${r#*:} .* -> cpu (illegal-args)\$" "$tmp/err")
+        [ "$calls" -gt 0 ] && [ "$n" = "$calls" ] || fail "$n illegal-args decision lines for $calls illegal ${r%:*} calls"
+    done
+    pass "$(grep -c 'illegal value' "$tmp/plain") illegal calls (cblas_sgemm, sgemm_, cblas_dgemm, dgemm_) intercepted, then reported exactly as OpenBLAS does" ;;
 threads)
-    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 640 --threads 16 >"$tmp/out" 2>&1 \
-        || fail "16 threads: $(tail -3 "$tmp/out")"
-    TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 640 --threads 64 --rownn --max-dim 40 >"$tmp/out" 2>&1 \
-        || fail "64 threads: $(tail -3 "$tmp/out")"
-    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 640 --threads 32 --openmp --api mixed \
-        >"$tmp/out" 2>&1 || fail "32 OpenMP threads: $(tail -3 "$tmp/out")"
-    grep -q "on 32 OpenMP thread" "$tmp/out" || fail "the OpenMP run did not happen: $(cat "$tmp/out")"
-    pass "16 and 64 POSIX threads and 32 OpenMP threads calling at once: all right" ;;
+    threads_runs
+    pass "16 and 64 POSIX threads and 32 OpenMP threads calling at once: all right, one decision line per call" ;;
 fork)
-    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 60 --fork >"$tmp/out" 2>&1 \
-        || fail "around fork: $(tail -3 "$tmp/out")"
-    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 pre "$bin/sgemm_check" --calls 60 --threads 4 --fork >"$tmp/out" 2>&1 \
-        || fail "threads and fork: $(tail -3 "$tmp/out")"
-    pass "parent, forked child and parent again all right" ;;
-xscblat3-auto|xscblat3-gpu|xscblat3-wide)
-    [ -x "$blasdir/xscblat3" ] || skip "xscblat3 not installed (Debian package libblas-test)"
-    deck=$blasdir/sin3; mode=${case_name#xscblat3-}
+    fork_runs
+    pass "parent, forked child and parent again all right, one decision line per call" ;;
+double-threads-fork)
+    threads_runs
+    fork_runs
+    pass "double precision: 16 and 64 POSIX threads, 32 OpenMP threads, and around fork: all right, one dgemm line per call" ;;
+xscblat3-auto|xscblat3-gpu|xscblat3-wide|xdcblat3-auto|xdcblat3-gpu)
+    # The reference CBLAS tester of the run's precision (x?cblat3, deck ?in3).
+    p=${g%gemm}; tester=x${p}cblat3
+    [ -x "$blasdir/$tester" ] || skip "$tester not installed (Debian package libblas-test)"
+    deck=$blasdir/${p}in3; mode=${case_name#*-}
     [ "$mode" = wide ] && { deck=$(dirname "$0")/data/sin3_wide; mode=gpu; }
     cd "$tmp" || exit 1
     # The reference CBLAS needs the reference library's RowMajorStrg. Its
-    # cblas_sgemm calls sgemm_, which we also export: each call must be
-    # intercepted once (as sgemm), never a second time (as sgemm_).
+    # cblas_?gemm calls ?gemm_, which we also export: each call must be
+    # intercepted once (as ?gemm), never a second time (as ?gemm_).
     LD_LIBRARY_PATH=$blasdir TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" \
-        "$blasdir/xscblat3" <"$deck" >"$tmp/out" 2>"$tmp/err" || fail "xscblat3 exited non-zero"
-    grep -q 'cblas_sgemm  PASSED THE COLUMN-MAJOR COMPUTATIONAL' "$tmp/out" || fail "$(grep -i sgemm "$tmp/out" | head)"
-    grep -q 'cblas_sgemm  PASSED THE ROW-MAJOR    COMPUTATIONAL' "$tmp/out" || fail "$(grep -i sgemm "$tmp/out" | head)"
-    grep -q 'cblas_sgemm  PASSED THE TESTS OF ERROR-EXITS' "$tmp/out" || fail "error exits"
+        "$blasdir/$tester" <"$deck" >"$tmp/out" 2>"$tmp/err" || fail "$tester exited non-zero"
+    grep -q "cblas_$g  PASSED THE COLUMN-MAJOR COMPUTATIONAL" "$tmp/out" || fail "$(grep -i $g "$tmp/out" | head)"
+    grep -q "cblas_$g  PASSED THE ROW-MAJOR    COMPUTATIONAL" "$tmp/out" || fail "$(grep -i $g "$tmp/out" | head)"
+    grep -q "cblas_$g  PASSED THE TESTS OF ERROR-EXITS" "$tmp/out" || fail "error exits"
     ! grep -qiE 'FAIL|SUSPECT' "$tmp/out" || fail "$(grep -iE 'FAIL|SUSPECT' "$tmp/out" | head)"
-    twice=$(count '^tiledblas: sgemm_ ' "$tmp/err"); once=$(count '^tiledblas: sgemm ' "$tmp/err")
-    [ "$twice" = 0 ] && [ "$once" -gt 1000 ] || fail "recursion guard: $once cblas lines, $twice sgemm_ lines"
+    twice=$(count "^tiledblas: ${g}_ " "$tmp/err"); once=$(count "^tiledblas: $g " "$tmp/err")
+    [ "$twice" = 0 ] && [ "$once" -gt 1000 ] || fail "recursion guard: $once cblas lines, $twice ${g}_ lines"
     gpu=$(count ' -> gpu ' "$tmp/err")
     have_gpu && [ "$mode" = gpu ] && { [ "$gpu" -gt 1000 ] || fail "only $gpu calls reached the GPU"; }
-    pass "xscblat3 ($deck) in mode $mode: $(grep -c PASSED "$tmp/out") PASSED lines; $once calls intercepted once each, $gpu on the GPU" ;;
-xblat3s-auto|xblat3s-gpu)
-    # The reference Fortran tester calls sgemm_ directly.
-    [ -x "$blasdir/xblat3s" ] || skip "xblat3s not installed (Debian package libblas-test)"
-    mode=${case_name#xblat3s-}
+    pass "$tester ($deck) in mode $mode: $(grep -c PASSED "$tmp/out") PASSED lines; $once calls intercepted once each, $gpu on the GPU" ;;
+xblat3s-auto|xblat3s-gpu|xblat3d-auto|xblat3d-gpu)
+    # The reference Fortran tester of the run's precision calls ?gemm_
+    # directly (xblat3?, deck ?blat3.in, report ?blat3.out).
+    p=${g%gemm}; tester=xblat3$p; G=$(echo "$g" | tr a-z A-Z)
+    [ -x "$blasdir/$tester" ] || skip "$tester not installed (Debian package libblas-test)"
+    mode=${case_name#*-}
     cd "$tmp" || exit 1
-    TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$blasdir/xblat3s" <"$blasdir/sblat3.in" \
-        >"$tmp/out" 2>"$tmp/err" || fail "xblat3s exited non-zero"
-    grep -q 'SGEMM  PASSED THE COMPUTATIONAL TESTS' "$tmp/sblat3.out" || fail "$(grep -i sgemm "$tmp/sblat3.out" | head)"
-    grep -q 'SGEMM  PASSED THE TESTS OF ERROR-EXITS' "$tmp/sblat3.out" || fail "error exits"
-    ! grep -qiE 'FAIL|SUSPECT' "$tmp/sblat3.out" || fail "$(grep -iE 'FAIL|SUSPECT' "$tmp/sblat3.out" | head)"
-    n=$(count '^tiledblas: sgemm_ ColMajor' "$tmp/err"); gpu=$(count ' -> gpu ' "$tmp/err")
-    [ "$n" -gt 1000 ] || fail "only $n sgemm_ calls intercepted"
+    TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$blasdir/$tester" <"$blasdir/${p}blat3.in" \
+        >"$tmp/out" 2>"$tmp/err" || fail "$tester exited non-zero"
+    report=$tmp/${p}blat3.out
+    grep -q "$G  PASSED THE COMPUTATIONAL TESTS" "$report" || fail "$(grep -i $g "$report" | head)"
+    grep -q "$G  PASSED THE TESTS OF ERROR-EXITS" "$report" || fail "error exits"
+    ! grep -qiE 'FAIL|SUSPECT' "$report" || fail "$(grep -iE 'FAIL|SUSPECT' "$report" | head)"
+    n=$(count "^tiledblas: ${g}_ ColMajor" "$tmp/err"); gpu=$(count ' -> gpu ' "$tmp/err")
+    [ "$n" -gt 1000 ] || fail "only $n ${g}_ calls intercepted"
     have_gpu && [ "$mode" = gpu ] && { [ "$gpu" -gt 1000 ] || fail "only $gpu calls reached the GPU"; }
-    pass "xblat3s in mode $mode: SGEMM passed; $n sgemm_ calls intercepted, $gpu on the GPU" ;;
-xlintsts)
-    # LAPACK's single-precision linear solver tests, against the reference
-    # LAPACK (whose sgemm_ calls reach us), in forced-GPU mode: the summary
-    # must match the run without the preload line for line.
+    pass "$tester in mode $mode: $G passed; $n ${g}_ calls intercepted, $gpu on the GPU" ;;
+xlintsts|xlintstd)
+    # LAPACK's linear solver tests of the run's precision, against the
+    # reference LAPACK (whose ?gemm_ calls reach us), in forced-GPU mode: the
+    # summary must match the run without the preload line for line, and the
+    # statistics must count the calls in that precision.
+    p=${g%gemm}; tester=xlintst$p
     lapackdir=${TB_LAPACKDIR:-$(dirname "$blasdir")/lapack}
-    [ -x "$lapackdir/xlintsts" ] || skip "xlintsts not installed (Debian package liblapack-test)"
+    [ -x "$lapackdir/$tester" ] || skip "$tester not installed (Debian package liblapack-test)"
     cd "$tmp" || exit 1
-    LD_LIBRARY_PATH=$lapackdir "$lapackdir/xlintsts" <"$lapackdir/stest.in" >"$tmp/plain" 2>&1 || fail "xlintsts fails without the preload"
-    LD_LIBRARY_PATH=$lapackdir TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 TILEDBLAS_STATS= LD_PRELOAD="$lib" \
-        "$lapackdir/xlintsts" <"$lapackdir/stest.in" >"$tmp/pre" 2>&1 || fail "xlintsts fails under the preload"
+    LD_LIBRARY_PATH=$lapackdir "$lapackdir/$tester" <"$lapackdir/${p}test.in" >"$tmp/plain" 2>&1 || fail "$tester fails without the preload"
+    LD_LIBRARY_PATH=$lapackdir TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=0 TILEDBLAS_STATS="$tmp/stats.jsonl" LD_PRELOAD="$lib" \
+        "$lapackdir/$tester" <"$lapackdir/${p}test.in" >"$tmp/pre" 2>&1 || fail "$tester fails under the preload"
     grep -E 'tests run|failed to pass|out of' "$tmp/plain" | sed 's/ *$//' >"$tmp/plain.sum"
     grep -E 'tests run|failed to pass|out of' "$tmp/pre" | sed 's/ *$//' >"$tmp/pre.sum"
-    [ -s "$tmp/plain.sum" ] || fail "no summary lines in xlintsts output"
+    [ -s "$tmp/plain.sum" ] || fail "no summary lines in $tester output"
     diff "$tmp/plain.sum" "$tmp/pre.sum" >"$tmp/diff" || fail "summaries differ: $(head -6 "$tmp/diff")"
-    pass "xlintsts: $(grep -c 'passed the threshold' "$tmp/pre.sum") routine groups passed, summary identical to the plain run" ;;
+    n=$(stats_calls "$tmp/stats.jsonl" $prec)
+    [ "$n" -gt 0 ] || fail "the statistics count no $prec-precision calls: $(head -2 "$tmp/stats.jsonl" 2>/dev/null)"
+    pass "$tester: $(grep -c 'passed the threshold' "$tmp/pre.sum") routine groups passed, summary identical to the plain run; $n ${g}_ calls intercepted" ;;
 numpy)
-    # numpy (Debian's python3-numpy) calls cblas_sgemm from a privately
-    # dlopen()ed BLAS, with row- and column-major, transposed operands.
+    # numpy (Debian's python3-numpy) calls cblas_sgemm and cblas_dgemm from
+    # a privately dlopen()ed BLAS, with row- and column-major, transposed
+    # operands; each float32 and each float64 product must be intercepted.
     py=/usr/bin/python3
     $py -c 'import numpy' 2>/dev/null || skip "python3-numpy not installed"
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" $py "$(dirname "$0")/numpy_check.py" \
             >"$tmp/out" 2>"$tmp/err" || fail "numpy products wrong in mode $mode: $(cat "$tmp/out" | tail -3)"
-        n=$(count '^tiledblas: sgemm ' "$tmp/err")
-        want=$(sed -n 's/^products: //p' "$tmp/out")
-        [ "$n" -ge "$want" ] || fail "mode $mode: $n decision lines for $want float32 products"
+        for t in float32:sgemm float64:dgemm; do
+            n=$(count "^tiledblas: ${t#*:} " "$tmp/err")
+            want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
+            [ "${want:-0}" -gt 0 ] || fail "numpy_check.py reported no ${t%:*} products: $(cat "$tmp/out")"
+            [ "$n" -ge "$want" ] || fail "mode $mode: $n ${t#*:} decision lines for $want ${t%:*} products"
+        done
     done
-    pass "numpy: $want float32 products (C, Fortran and transposed operands) intercepted and right" ;;
+    pass "numpy: $(sed -n 's/^products float32: //p' "$tmp/out") float32 and $(sed -n 's/^products float64: //p' "$tmp/out") float64 products (C, Fortran and transposed operands) intercepted and right" ;;
 fortran)
     # sgemm_ calls, lower case and 'C' included, through the same decision.
     TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 200 --api fortran >"$tmp/out" 2>"$tmp/err" \
@@ -223,22 +296,53 @@ fortran)
     [ "$n" = 200 ] || fail "$n sgemm_ decision lines for 200 calls"
     pass "200 Fortran calls right, each with one sgemm_ decision line" ;;
 scope)
-    # TILEDBLAS_SCOPE narrows what may go to the GPU: here the first scope,
-    # cblas row-major NN; everything else must say (scope).
-    TILEDBLAS_SCOPE=cblas,rowmajor,nn TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 200 \
-        --api mixed >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
-    bad=$(grep ' (scope)$' "$tmp/err" | grep -c 'sgemm RowMajor NN' || true)
-    [ "$bad" = 0 ] || fail "$bad in-scope calls were refused"
-    out=$(grep -vE 'sgemm RowMajor NN|\((no-op|illegal-args)\)' "$tmp/err" | grep -vc ' (scope)$' || true)
-    [ "$out" -le 1 ] || fail "$out out-of-scope calls were not refused: $(grep -vE 'sgemm RowMajor NN' "$tmp/err" | grep -v '(scope)' | head -3)"
-    [ "$(count ' (scope)$' "$tmp/err")" -gt 50 ] || fail "too few calls refused"
-    pass "scope cblas,rowmajor,nn: $(count ' (scope)$' "$tmp/err") calls kept off the GPU, the rest allowed" ;;
+    # TILEDBLAS_SCOPE narrows what may go to the GPU; the calls it keeps off
+    # say (scope), as many as one decision line per call shows. Every run is
+    # in forced-GPU mode, 200 calls of both interfaces.
+    scoped() {   # $1: the scope; the run's precision is set_prec's
+        TILEDBLAS_SCOPE=$1 TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 200 --api mixed $dbl \
+            >"$tmp/out" 2>"$tmp/err" || fail "scope $1, $prec precision: wrong results"
+        n=$(count "^tiledblas: ${g}_* [RC][a-z]*Major .* -> " "$tmp/err")
+        [ "$n" = 200 ] || fail "scope $1: $n $g decision lines for 200 $prec-precision calls"
+        refused=$(count ' (scope)$' "$tmp/err")
+    }
+    # cblas row-major NN, in each precision (the precision group, with no
+    # word named, stays open): everything else must say (scope).
+    for p in single double; do
+        set_prec $p
+        scoped cblas,rowmajor,nn
+        bad=$(grep ' (scope)$' "$tmp/err" | grep -c "$g RowMajor NN" || true)
+        [ "$bad" = 0 ] || fail "$bad in-scope $prec-precision calls were refused"
+        out=$(grep -vE "$g RowMajor NN|\\((no-op|illegal-args)\\)" "$tmp/err" | grep -vc ' (scope)$' || true)
+        [ "$out" -le 1 ] || fail "$out out-of-scope $prec-precision calls were not refused: $(grep -vE "$g RowMajor NN" "$tmp/err" | grep -v '(scope)' | head -3)"
+        [ "$refused" -gt 50 ] || fail "too few $prec-precision calls refused: $refused"
+        said="cblas,rowmajor,nn kept $refused calls off the GPU"
+    done
+    # The precision group alone: "single" keeps every double call off the
+    # GPU, "double" every single call, and neither touches its own.
+    for scope in single double; do
+        for p in single double; do
+            set_prec $p
+            scoped $scope
+            if [ $p = $scope ]; then
+                [ "$refused" = 0 ] || fail "scope $scope refused $refused $prec-precision calls: $(grep -m1 ' (scope)$' "$tmp/err")"
+            else
+                out=$(grep -vE '\((scope|no-op|illegal-args)\)$' "$tmp/err" | grep -c "^tiledblas: $g" || true)
+                [ "$out" = 0 ] || fail "scope $scope let $out $prec-precision calls through: $(grep -vE '\((scope|no-op|illegal-args)\)$' "$tmp/err" | grep -m1 "^tiledblas: $g")"
+                [ "$refused" -gt 150 ] || fail "scope $scope refused only $refused of 200 $prec-precision calls"
+                said="$said; $scope kept $refused $prec-precision calls off"
+            fi
+        done
+    done
+    pass "scope: $said, and allowed the rest" ;;
 exports)
     # Only BLAS names and the tiledblas_* API are visible to the loader.
     nm -D --defined-only "$lib" | awk '{print $3}' >"$tmp/syms"
-    bad=$(grep -vE '^(cblas_sgemm|sgemm_|sgemm|tiledblas_[a-z_]+)$' "$tmp/syms" | grep -v '^$' || true)
+    bad=$(grep -vE '^(cblas_sgemm|sgemm_|sgemm|cblas_dgemm|dgemm_|dgemm|tiledblas_[a-z_]+)$' "$tmp/syms" | grep -v '^$' || true)
     [ -z "$bad" ] || fail "unexpected exports: $(echo "$bad" | head -5 | tr '\n' ' ')"
-    grep -qx cblas_sgemm "$tmp/syms" || fail "cblas_sgemm not exported"
+    for name in cblas_sgemm sgemm_ sgemm cblas_dgemm dgemm_ dgemm; do
+        grep -qx $name "$tmp/syms" || fail "$name not exported"
+    done
     pass "exports: $(tr '\n' ' ' <"$tmp/syms")" ;;
 deps)
     # Loads where no CUDA is installed and drags in no BLAS.
@@ -303,9 +407,11 @@ gpu-full)
 no-blas)
     # No BLAS anywhere: a program linked to the library alone, and one with
     # none run under the preload, TILEDBLAS_CPU_BLAS naming a library that is
-    # not there. Every call is right (the built-in CPU GEMM), one warning
-    # says what was looked for, illegal calls are reported in the BLAS's
-    # words and leave C as it was; silent at TILEDBLAS_VERBOSE=0.
+    # not there; each makes its calls in single, then double precision
+    # (cblas_sgemm, sgemm_, cblas_dgemm, dgemm_). Every call is right (the
+    # built-in CPU GEMM, in the call's precision), one warning in all says
+    # what was looked for, illegal calls are reported in the BLAS's words
+    # and leave C as it was; silent at TILEDBLAS_VERBOSE=0.
     ldd "$bin/no_blas" | grep -i blas | grep -v tiledblas && fail "no_blas loads a BLAS"
     none=libtiledblas-test-no-such-blas.so.0
     want="tiledblas: no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_, and TILEDBLAS_CPU_BLAS='$none' could not be opened ($none: cannot open shared object file: No such file or directory); calls run on the built-in CPU GEMM (single-threaded, slow)"
@@ -317,7 +423,7 @@ no-blas)
     cat "$tmp/out"
     one_warning "$tmp/err" "$want"
     rc=0; "$bin/no_blas_dl" >"$tmp/out" 2>&1 || rc=$?
-    [ $rc = 2 ] || fail "no_blas_dl found an sgemm without the preload (exit $rc): $(cat "$tmp/out")"
+    [ $rc = 2 ] || fail "no_blas_dl found a gemm without the preload (exit $rc): $(cat "$tmp/out")"
     TILEDBLAS_CPU_BLAS=$none pre "$bin/no_blas_dl" 300 small >"$tmp/out" 2>"$tmp/err" ||
         fail "preloaded: $(tail -5 "$tmp/out")"
     one_warning "$tmp/err" "$want"
@@ -332,7 +438,7 @@ no-blas)
         # (verify mode's report at exit is written whatever the verbosity)
         [ $mode = verify ] || [ ! -s "$tmp/err" ] || fail "mode $mode, TILEDBLAS_VERBOSE=0: $(head -3 "$tmp/err")"
     done
-    pass "no BLAS: every call right, linked and preloaded, in every mode; one warning; illegal calls reported as the BLAS does" ;;
+    pass "no BLAS: every single and double call right, linked and preloaded, in every mode; one warning; illegal calls reported as the BLAS does" ;;
 *)
     echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -1,8 +1,11 @@
 /* tests/sgemm_check.c - an ordinary BLAS program (linked to OpenBLAS, knows
- * nothing of libtiledblas) that makes random cblas_sgemm calls and checks
- * each against a float64 reference: every layout and transpose, padded
+ * nothing of libtiledblas) that makes random GEMM calls and checks each
+ * against a long-double reference: every layout and transpose, padded
  * leading dimensions, alpha/beta including 0, NaN in C when beta = 0, and
- * sentinels around C's m x n window. Run it with and without the preload. */
+ * sentinels around C's m x n window. The element type is the run's: single
+ * precision (cblas_sgemm, sgemm_), or with --double double precision
+ * (cblas_dgemm, dgemm_), each against its own epsilon. Run it with and
+ * without the preload. */
 #define _GNU_SOURCE
 #include <cblas.h>
 #include <float.h>
@@ -15,19 +18,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SENTINEL 12345.678f
+#include "fortran_gemm.h"
+
+#define SENTINEL 12345.678f     /* exact in float and in double */
 
 typedef struct opts {
     int calls, threads, max_dim, min_dim, do_fork, only_rownn;
-    int api;                   /* 0 cblas_sgemm, 1 Fortran sgemm_, 2 a mix */
+    int api;                   /* 0 cblas_?gemm, 1 Fortran ?gemm_, 2 a mix */
     int openmp;                /* threads from an OpenMP parallel loop, not pthreads */
     unsigned seed;
+    int dbl;                   /* the element type: 0 float, 1 double (--double) */
 } opts;
 
-/* The Fortran interface, as a Fortran program or LAPACK calls it. */
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
+/* The names the run's calls go by, [dbl][api]. */
+static const char *const api_names[2][3] = {
+    {"cblas_sgemm", "sgemm_", "cblas_sgemm and sgemm_"},
+    {"cblas_dgemm", "dgemm_", "cblas_dgemm and dgemm_"},
+};
+
+/* Matrices are untyped buffers of the run's element type: only these two
+ * read and write them. */
+static size_t elem_size(const opts *o) { return o->dbl ? sizeof(double) : sizeof(float); }
+static long double get(const opts *o, const void *p, size_t i)
+{
+    return o->dbl ? ((const double *)p)[i] : ((const float *)p)[i];
+}
+static void put(const opts *o, void *p, size_t i, long double v)
+{
+    if (o->dbl)
+        ((double *)p)[i] = (double)v;
+    else
+        ((float *)p)[i] = (float)v;
+}
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -38,12 +60,40 @@ static uint64_t rng_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 static int rng_int(uint64_t *s, int lo, int hi) { return lo + (int)(rng_next(s) % (uint64_t)(hi - lo + 1)); }
-static float rng_float(uint64_t *s) { return (float)((rng_next(s) >> 11) * (1.0 / 9007199254740992.0)) * 2.0f - 1.0f; }
+/* A value in [-1, 1) with every bit of the element type's mantissa random:
+ * a double path that rounded its operands to float would show. */
+static double rng_value(uint64_t *s, const opts *o)
+{
+    double u = (rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+    return o->dbl ? u * 2.0 - 1.0 : (float)u * 2.0f - 1.0f;
+}
 
 /* Element (i, j) of a matrix stored with the given layout and ld. */
 static size_t at(int layout, int ld, int i, int j)
 {
     return layout == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i;
+}
+
+/* The call itself, in the run's precision and the chosen interface. */
+static void gemm(const opts *o, int fortran, int layout, int ta, int tb, int m, int n, int k,
+                 double alpha, const void *A, int lda, const void *B, int ldb, double beta,
+                 void *C, int ldc, uint64_t *s)
+{
+    if (fortran) {
+        /* Lower case and 'C' are legal too; use them now and then. */
+        const char *tch = rng_int(s, 0, 1) ? "NT" : "nc";
+        char fa = tch[ta != CblasNoTrans], fb = tch[tb != CblasNoTrans];
+        if (o->dbl) {
+            dgemm_(&fa, &fb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
+        } else {
+            float al = (float)alpha, be = (float)beta;
+            sgemm_(&fa, &fb, &m, &n, &k, &al, A, &lda, B, &ldb, &be, C, &ldc, 1, 1);
+        }
+    } else if (o->dbl) {
+        cblas_dgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    } else {
+        cblas_sgemm(layout, ta, tb, m, n, k, (float)alpha, A, lda, B, ldb, (float)beta, C, ldc);
+    }
 }
 
 /* One random call; returns 0 when it checks out, 1 otherwise (and prints why). */
@@ -59,9 +109,11 @@ static int one_call(uint64_t *s, const opts *o, int id)
     int k = rng_int(s, o->min_dim, o->max_dim);
     if (rng_int(s, 0, 15) == 0) m = 0;
     if (rng_int(s, 0, 15) == 0) k = 0;
-    static const float alphas[] = {1.0f, -1.0f, 0.5f, 0.0f, 2.25f};
-    static const float betas[] = {0.0f, 1.0f, -0.75f, 0.0f, 3.0f};
-    float alpha = alphas[rng_int(s, 0, 4)], beta = betas[rng_int(s, 0, 4)];
+    /* Double runs also draw scalars that float cannot hold (0.1, -0.3). */
+    static const double alphas[] = {1.0, -1.0, 0.5, 0.0, 2.25, 0.1};
+    static const double betas[] = {0.0, 1.0, -0.75, 0.0, 3.0, -0.3};
+    int last = o->dbl ? 5 : 4;
+    double alpha = alphas[rng_int(s, 0, last)], beta = betas[rng_int(s, 0, last)];
 
     /* Stored shapes in the call's layout: A is rows_a x cols_a, etc. */
     int ar = ta == CblasNoTrans ? m : k, ac = ta == CblasNoTrans ? k : m;
@@ -77,68 +129,76 @@ static int one_call(uint64_t *s, const opts *o, int id)
     size_t nb = (size_t)ldb * (layout == CblasRowMajor ? br : bc) + 1;
     /* C gets a spare ld-row at the end: all of it must stay a sentinel. */
     size_t nc = (size_t)ldc * ((layout == CblasRowMajor ? m : n) + 1);
-    float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(nc * sizeof *C);
-    double *ref = malloc(((size_t)m * n + 1) * sizeof *ref), *bound = malloc(((size_t)m * n + 1) * sizeof *bound);
-    for (size_t i = 0; i < na; i++) A[i] = rng_float(s);
-    for (size_t i = 0; i < nb; i++) B[i] = rng_float(s);
-    for (size_t i = 0; i < nc; i++) C[i] = SENTINEL;
-    int nan_c = beta == 0.0f && rng_int(s, 0, 1);
+    size_t es = elem_size(o);
+    void *A = malloc(na * es), *B = malloc(nb * es), *C = malloc(nc * es);
+    for (size_t i = 0; i < na; i++) put(o, A, i, rng_value(s, o));
+    for (size_t i = 0; i < nb; i++) put(o, B, i, rng_value(s, o));
+    for (size_t i = 0; i < nc; i++) put(o, C, i, SENTINEL);
+    int nan_c = beta == 0.0 && rng_int(s, 0, 1);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++)
-            C[at(layout, ldc, i, j)] = nan_c ? NAN : rng_float(s);
+            put(o, C, at(layout, ldc, i, j), nan_c ? NAN : rng_value(s, o));
 
-    /* float64 reference and a per-element error bound that scales with k. */
+    /* op(A) as m rows of k and op(B) as n rows of k, in long double, so that
+     * the reference reads both in order. */
+    long double *opa = malloc(((size_t)m * k + 1) * sizeof *opa);
+    long double *opb = malloc(((size_t)n * k + 1) * sizeof *opb);
+    for (int i = 0; i < m; i++)
+        for (int p = 0; p < k; p++)
+            opa[(size_t)i * k + p] = get(o, A, ta == CblasNoTrans ? at(layout, lda, i, p) : at(layout, lda, p, i));
+    for (int j = 0; j < n; j++)
+        for (int p = 0; p < k; p++)
+            opb[(size_t)j * k + p] = get(o, B, tb == CblasNoTrans ? at(layout, ldb, p, j) : at(layout, ldb, j, p));
+    /* The reference, and a per-element bound of 2 (k + 2) eps times the
+     * magnitudes summed: the worst-case rounding of a k-term dot product,
+     * alpha, beta and the final sum, in the element type. */
+    const long double eps = o->dbl ? DBL_EPSILON : FLT_EPSILON;
+    long double *ref = malloc(((size_t)m * n + 1) * sizeof *ref), *bound = malloc(((size_t)m * n + 1) * sizeof *bound);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
-            double acc = 0.0, mag = 0.0;
-            if (alpha != 0.0f)
+            long double acc = 0.0L, mag = 0.0L;
+            const long double *a = opa + (size_t)i * k, *b = opb + (size_t)j * k;
+            if (alpha != 0.0)
                 for (int p = 0; p < k; p++) {
-                    double a = ta == CblasNoTrans ? A[at(layout, lda, i, p)] : A[at(layout, lda, p, i)];
-                    double b = tb == CblasNoTrans ? B[at(layout, ldb, p, j)] : B[at(layout, ldb, j, p)];
-                    acc += a * b;
-                    mag += fabs(a * b);
+                    acc += a[p] * b[p];
+                    mag += fabsl(a[p] * b[p]);
                 }
-            double c0 = beta == 0.0f ? 0.0 : C[at(layout, ldc, i, j)];
+            long double c0 = beta == 0.0 ? 0.0L : get(o, C, at(layout, ldc, i, j));
             ref[(size_t)i * n + j] = alpha * acc + beta * c0;
-            bound[(size_t)i * n + j] = 2.0 * (k + 2) * FLT_EPSILON * (fabs(alpha) * mag + fabs(beta * c0)) + 1e-30;
+            bound[(size_t)i * n + j] = 2.0L * (k + 2) * eps * (fabsl(alpha) * mag + fabsl(beta * c0)) + 1e-300L;
         }
 
-    if (fortran) {
-        /* Lower case and 'C' are legal too; use them now and then. */
-        const char *tch = rng_int(s, 0, 1) ? "NT" : "nc";
-        char fa = tch[ta != CblasNoTrans], fb = tch[tb != CblasNoTrans];
-        sgemm_(&fa, &fb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
-    } else {
-        cblas_sgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    }
+    gemm(o, fortran, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, s);
 
     int bad = 0;
     for (int i = 0; i < m && !bad; i++)
         for (int j = 0; j < n && !bad; j++) {
-            double got = C[at(layout, ldc, i, j)], want = ref[(size_t)i * n + j];
-            if (!(fabs(got - want) <= bound[(size_t)i * n + j])) {
-                fprintf(stderr, "call %d: %s %c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=%g beta=%g: "
-                        "C(%d,%d)=%.9g want %.9g (bound %.3g)\n", id,
+            long double got = get(o, C, at(layout, ldc, i, j)), want = ref[(size_t)i * n + j];
+            if (!(fabsl(got - want) <= bound[(size_t)i * n + j])) {
+                fprintf(stderr, "call %d: %s %s %c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=%g beta=%g: "
+                        "C(%d,%d)=%.*Lg want %.*Lg (bound %.3Lg)\n", id, api_names[o->dbl][fortran],
                         layout == CblasRowMajor ? "RowMajor" : "ColMajor",
                         ta == CblasNoTrans ? 'N' : 'T', tb == CblasNoTrans ? 'N' : 'T',
-                        m, n, k, lda, ldb, ldc, alpha, beta, i, j, got, want, bound[(size_t)i * n + j]);
+                        m, n, k, lda, ldb, ldc, alpha, beta, i, j, o->dbl ? 17 : 9, got,
+                        o->dbl ? 17 : 9, want, bound[(size_t)i * n + j]);
                 bad = 1;
             }
         }
-    /* Nothing outside the window: count sentinels, which must be all the
-     * elements that are not in the m x n window. */
+    /* Nothing outside the window: count sentinels (bit for bit), which must
+     * be all the elements that are not in the m x n window. */
+    char sentinel[sizeof(double)];
+    put(o, sentinel, 0, SENTINEL);
     size_t sentinels = 0;
     for (size_t i = 0; i < nc; i++)
-        sentinels += C[i] == SENTINEL;
+        sentinels += memcmp((char *)C + i * es, sentinel, es) == 0;
     if (!bad && sentinels != nc - (size_t)m * n) {
         fprintf(stderr, "call %d: %zu elements outside C's %d x %d window were written\n",
                 id, nc - (size_t)m * n - sentinels, m, n);
         bad = 1;
     }
-    free(A); free(B); free(C); free(ref); free(bound);
+    free(A); free(B); free(C); free(opa); free(opb); free(ref); free(bound);
     return bad;
 }
-
 typedef struct worker { const opts *o; int index, calls, failed; } worker;
 
 static void *run_worker(void *arg)
@@ -185,12 +245,12 @@ static int run_calls(const opts *o, int *done)
 static void usage(void)
 {
     fprintf(stderr, "usage: sgemm_check [--calls N] [--threads T] [--seed S] [--min-dim D] "
-                    "[--max-dim D] [--rownn] [--fork] [--openmp] [--api cblas|fortran|mixed]\n");
+                    "[--max-dim D] [--rownn] [--fork] [--openmp] [--api cblas|fortran|mixed] [--double]\n");
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {300, 1, 70, 0, 0, 0, 0, 0, 42};
+    opts o = {300, 1, 70, 0, 0, 0, 0, 0, 42, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--calls") && v) o.calls = atoi(argv[++i]);
@@ -201,6 +261,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--rownn")) o.only_rownn = 1;
         else if (!strcmp(a, "--fork")) o.do_fork = 1;
         else if (!strcmp(a, "--openmp")) o.openmp = 1;
+        else if (!strcmp(a, "--double")) o.dbl = 1;
         else if (!strcmp(a, "--api") && v) {
             const char *w = argv[++i];
             o.api = !strcmp(w, "fortran") ? 1 : !strcmp(w, "mixed") ? 2 : !strcmp(w, "cblas") ? 0 : -1;
@@ -234,8 +295,7 @@ int main(int argc, char **argv)
         failed += run_calls(&o, &again);
         done += again;
     }
-    printf("sgemm_check: %d calls (%s) on %d %s thread(s)%s\n", done,
-           o.api == 0 ? "cblas_sgemm" : o.api == 1 ? "sgemm_" : "cblas_sgemm and sgemm_",
+    printf("sgemm_check: %d calls (%s) on %d %s thread(s)%s\n", done, api_names[o.dbl][o.api],
            o.threads, o.openmp ? "OpenMP" : "POSIX", o.do_fork ? ", with fork" : "");
     printf("%d passed, %d failed\n", done - failed, failed);
     return failed ? 1 : 0;

@@ -242,6 +242,30 @@ static void test_grid(void)
     CHECK(rises == 0, "no time falls where k grows (%d)", rises);
 }
 
+/* A double call moves 8-byte elements and computes at double's rates; the
+ * small-call grid (measured in single) does not touch it. */
+static void test_double(void)
+{
+    tb_rates r = *tb_rates_builtin();
+    r.gpu_flops = 100e12; r.dp_gpu_flops = 50e12;
+    r.cpu_flops = 1e12; r.dp_cpu_flops = 0.5e12;
+    tb_problem p = problem_of(row_nn(4096, 4096, 4096)), q = p;
+    q.prec = TB_DOUBLE;
+    double cs, gs, cd, gd;
+    tb_predict_with(&r, &p, &cs, &gs);
+    tb_predict_with(&r, &q, &cd, &gd);
+    CHECK(fabs(cd / cs - 2.0) < 0.1, "double at half the CPU's rate takes twice as long (%.2fx)", cd / cs);
+    CHECK(gd > 1.5 * gs, "double moves twice the bytes and runs at half the rate on the GPU (%.2fx)",
+          gd / gs);
+    /* The grid says 2x on the GPU for single; double is left alone. */
+    grid_scaled(&r, 1.0, 2.0);
+    tb_problem s = problem_of(row_nn(256, 256, 256)), d = s;
+    d.prec = TB_DOUBLE;
+    double f[2];
+    CHECK(tb_grid_factor(&r, &s, f) > 0.0 && fabs(f[1] - 2.0) < 1e-6, "single: the grid's factor (%.3f)", f[1]);
+    CHECK(tb_grid_factor(&r, &d, f) == 0.0 && f[0] == 1.0 && f[1] == 1.0, "double: no grid factor");
+}
+
 int main(void)
 {
     setenv("TILEDBLAS_CALIBRATE", "off", 1);
@@ -249,5 +273,6 @@ int main(void)
     test_plan();
     test_rates();
     test_grid();
+    test_double();
     return unit_summary("test_costmodel");
 }

@@ -35,7 +35,7 @@ static void test_normalise(void)
 {
     float a[1], b[1], c[1];
     tb_call col = {TB_API_CBLAS, NULL, NULL, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0f, 0.5f,
-                   a, 7, b, 7, c, 3};
+                   a, 7, b, 7, c, 3, TB_SINGLE};
     tb_problem p;
     tb_normalise(&col, &p);
     CHECK(p.m == 5 && p.n == 3 && p.k == 7, "column-major m x n becomes row-major n x m (got %dx%dx%d)", p.m, p.n, p.k);
@@ -114,28 +114,46 @@ static void test_reason_names(void)
  * must complete exactly the rest (tb_complete_on_cpu), for every shape of
  * the final part and both transposes, with beta != 0 so that computing a
  * final element twice would show. */
-static void test_partial_completion(void)
+/* Element i of an array of precision prec, read and written as a double. */
+static double get(tb_prec prec, const void *x, int i)
+{
+    return prec == TB_DOUBLE ? ((const double *)x)[i] : ((const float *)x)[i];
+}
+
+static void set(tb_prec prec, void *x, int i, double v)
+{
+    if (prec == TB_DOUBLE)
+        ((double *)x)[i] = v;
+    else
+        ((float *)x)[i] = (float)v;
+}
+
+/* After a GPU failure the CPU completes what is not final, in the call's
+ * precision: the final parts keep what the GPU wrote, the rest is computed,
+ * and nothing outside C's window changes. */
+static void test_partial_completion(tb_prec prec)
 {
     enum { M = 37, N = 23, K = 11 };
     static const int cases[][3] = {   /* done_cols, done_cols_end, done_rows */
         {0, 0, 0}, {0, N, 16}, {8, 16, 5}, {8, 8, 0}, {0, 12, 36}, {20, N, 1},
     };
+    /* Storage for either precision: room for doubles. */
+    static double A[M * K], B[K * N], C[M * (N + 3)];
     for (int tr = 0; tr < 4; tr++)
         for (unsigned ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
             int ta = tr & 1, tb = tr >> 1;
-            float A[M * K], B[K * N], C[M * (N + 3)];
             double want[M * N];
             int lda = ta ? M : K, ldb = tb ? K : N, ldc = N + 3;
-            for (int i = 0; i < M * K; i++) A[i] = (float)((i * 7) % 11) - 5.0f;
-            for (int i = 0; i < K * N; i++) B[i] = (float)((i * 5) % 9) - 4.0f;
-            for (int i = 0; i < M * ldc; i++) C[i] = (float)(i % 13) * 0.5f;
+            for (int i = 0; i < M * K; i++) set(prec, A, i, (double)((i * 7) % 11) - 5.0);
+            for (int i = 0; i < K * N; i++) set(prec, B, i, (double)((i * 5) % 9) - 4.0);
+            for (int i = 0; i < M * ldc; i++) set(prec, C, i, (double)(i % 13) * 0.5);
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++) {
                     double acc = 0.0;
                     for (int q = 0; q < K; q++)
-                        acc += (double)(ta ? A[q * lda + i] : A[i * lda + q]) *
-                               (tb ? B[j * ldb + q] : B[q * ldb + j]);
-                    want[i * N + j] = 2.0 * acc + 0.5 * C[i * ldc + j];
+                        acc += get(prec, A, ta ? q * lda + i : i * lda + q) *
+                               get(prec, B, tb ? j * ldb + q : q * ldb + j);
+                    want[i * N + j] = 2.0 * acc + 0.5 * get(prec, C, i * ldc + j);
                 }
             tb_gpu_times t = {0};
             t.done_cols = cases[ci][0];
@@ -145,26 +163,48 @@ static void test_partial_completion(void)
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++)
                     if (j < t.done_cols || (j < t.done_cols_end && i < t.done_rows))
-                        C[i * ldc + j] = (float)want[i * N + j];
+                        set(prec, C, i * ldc + j, want[i * N + j]);
             tb_call c = {TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, ta ? TB_TRANS : TB_NO_TRANS,
-                         tb ? TB_TRANS : TB_NO_TRANS, M, N, K, 2.0f, 0.5f, A, lda, B, ldb, C, ldc};
+                         tb ? TB_TRANS : TB_NO_TRANS, M, N, K, 2.0, 0.5, A, lda, B, ldb, C, ldc,
+                         prec};
             tb_problem p;
             tb_normalise(&c, &p);
             tb_complete_on_cpu(&c, &p, &t);
             int bad = 0;
             for (int i = 0; i < M && !bad; i++)
                 for (int j = 0; j < N; j++)
-                    if (fabs(C[i * ldc + j] - want[i * N + j]) > 1e-3) {
+                    if (fabs(get(prec, C, i * ldc + j) - want[i * N + j]) > 1e-3) {
                         bad = 1;
-                        printf("  (%d,%d) = %g, want %g\n", i, j, C[i * ldc + j], want[i * N + j]);
+                        printf("  (%d,%d) = %g, want %g\n", i, j, get(prec, C, i * ldc + j),
+                               want[i * N + j]);
                         break;
                     }
             for (int i = 0; i < M && !bad; i++)
                 for (int j = N; j < ldc; j++)
-                    bad |= C[i * ldc + j] != (float)((i * ldc + j) % 13) * 0.5f;
-            CHECK(!bad, "completion after a failure with cols<%d final, rows<%d of cols<%d final, op %c%c",
-                  t.done_cols, t.done_rows, t.done_cols_end, ta ? 'T' : 'N', tb ? 'T' : 'N');
+                    bad |= get(prec, C, i * ldc + j) != (double)((i * ldc + j) % 13) * 0.5;
+            CHECK(!bad, "%s: completion after a failure with cols<%d final, rows<%d of cols<%d "
+                  "final, op %c%c", tb_prec_name(prec), t.done_cols, t.done_rows,
+                  t.done_cols_end, ta ? 'T' : 'N', tb ? 'T' : 'N');
         }
+}
+
+/* Double calls: the same normalisation, their own shape classes and scope. */
+static void test_double(void)
+{
+    double a[1], b[1], c[1];
+    tb_call col = {TB_API_FORTRAN, "T", "N", TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0,
+                   0.1, a, 7, b, 7, c, 3, TB_DOUBLE};
+    tb_problem p;
+    tb_normalise(&col, &p);
+    CHECK(p.prec == TB_DOUBLE && p.m == 5 && p.n == 3 && p.A == b && p.beta == 0.1,
+          "a double call normalises to a double problem, beta exact (%.17g)", p.beta);
+    CHECK(strcmp(tb_call_name(&col), "dgemm_") == 0, "a Fortran double call is named dgemm_");
+    col.api = TB_API_CBLAS;
+    CHECK(strcmp(tb_call_name(&col), "dgemm") == 0, "a cblas_dgemm call is named dgemm");
+    tb_problem q = p;
+    q.prec = TB_SINGLE;
+    CHECK(tb_policy_class(&p) != tb_policy_class(&q), "single and double calls of one shape are "
+          "different classes");
 }
 
 int main(void)
@@ -175,6 +215,8 @@ int main(void)
     test_normalise();
     test_decide();
     test_reason_names();
-    test_partial_completion();
+    test_partial_completion(TB_SINGLE);
+    test_partial_completion(TB_DOUBLE);
+    test_double();
     return unit_summary("test_dispatch");
 }

@@ -29,7 +29,7 @@ static inline tb_call row_nn(int m, int n, int k)
 {
     static float dummy[1];
     return (tb_call){TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
-                     1.0f, 0.0f, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1};
+                     1.0f, 0.0f, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1, TB_SINGLE};
 }
 
 static inline tb_problem problem_of(tb_call c)

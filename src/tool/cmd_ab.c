@@ -1,8 +1,9 @@
 /* src/tool/cmd_ab.c - `tiledblas ab`: runs one command on the CPU BLAS and
  * in auto mode, repeated and alternating, then in verify mode, each with
  * statistics going to a JSON-lines file it reads back, and prints them side
- * by side with the median and range of each side's wall time. Exits 1 when a
- * verified call broke the fp32 bound or a run failed. Writes nothing outside
+ * by side with the median and range of each side's wall time, by precision
+ * when the command makes both sgemm and dgemm calls. Exits 1 when a
+ * verified call broke its precision's bound or a run failed. Writes nothing outside
  * a private temporary directory, removed on every exit (a fatal signal
  * included), but the --log and --plot files the user names. */
 #define _GNU_SOURCE
@@ -29,18 +30,21 @@ static const char tb_ab_usage[] =
     "64; --runs N is the same) each with TILEDBLAS_MODE=cpu and auto, alternating,\n"
     "then once with TILEDBLAS_MODE=verify, each under TILEDBLAS_STATS, and\n"
     "prints a side-by-side table: median and range of the wall times, calls,\n"
-    "GFLOP and GFLOP/s by route, bytes moved and the worst verify error, then\n"
+    "GFLOP and GFLOP/s by route (and by precision, sgemm and dgemm, when CMD\n"
+    "makes calls of both), bytes moved and the worst verify error, then\n"
     "a verdict: auto faster or slower than cpu only when the two ranges do not\n"
     "overlap, \"within noise\" when they do. CMD's stdout and stderr are\n"
     "appended to FILE (without --log they are kept only while ab runs; a\n"
     "failing run's last lines are shown). --plot also draws the median wall\n"
     "times as a bar chart (gnuplot). Exit status: 0, or 1 when verification\n"
-    "found a call outside the fp32 error bound or CMD failed; 2 bad usage.\n";
+    "found a call outside its precision's error bound or CMD failed; 2 bad usage.\n";
 
-/* What the stats files of one run say, summed over CMD's processes. */
+/* What the stats files of one run say, summed over CMD's processes: by
+ * route (0 cpu, 1 gpu), and by precision (0 single, 1 double) and route. */
 typedef struct tb_runstats {
     double wall;
     double calls[2], gflop[2], seconds[2], bytes_h2d, bytes_d2h;
+    double pcalls[2][2], pgflop[2][2], pseconds[2][2];
     int processes;
     char cpu_blas[512], blas_warning[512], gpu[256];
     double compared, outside, skipped, unavailable, max_abs, avg_abs, rel_fro, gpu_s, cpu_s;
@@ -82,9 +86,9 @@ static void tb_read_stats(const char *path, tb_runstats *r)
         close(fd);
     char line[4096];
     if (!f)
-        return;     /* CMD made no sgemm calls: no process wrote a report */
+        return;     /* CMD made no gemm calls: no process wrote a report */
     while (fgets(line, sizeof line, f)) {
-        char kind[16] = "", route[8] = "";
+        char kind[16] = "", route[8] = "", prec[8] = "";
         double x = 0;
         if (!tb_field(line, "stats", NULL, kind, sizeof kind))
             continue;
@@ -98,10 +102,11 @@ static void tb_read_stats(const char *path, tb_runstats *r)
                 snprintf(r->gpu, sizeof r->gpu, "%s", gpu);
         } else if (!strcmp(kind, "row")) {
             tb_field(line, "route", NULL, route, sizeof route);
-            int g = !strcmp(route, "gpu");
-            if (tb_field(line, "calls", &x, NULL, 0)) r->calls[g] += x;
-            if (tb_field(line, "gflop", &x, NULL, 0)) r->gflop[g] += x;
-            if (tb_field(line, "seconds", &x, NULL, 0)) r->seconds[g] += x;
+            tb_field(line, "prec", NULL, prec, sizeof prec);   /* absent: single */
+            int g = !strcmp(route, "gpu"), d = !strcmp(prec, "double");
+            if (tb_field(line, "calls", &x, NULL, 0)) { r->calls[g] += x; r->pcalls[d][g] += x; }
+            if (tb_field(line, "gflop", &x, NULL, 0)) { r->gflop[g] += x; r->pgflop[d][g] += x; }
+            if (tb_field(line, "seconds", &x, NULL, 0)) { r->seconds[g] += x; r->pseconds[d][g] += x; }
             if (tb_field(line, "bytes_h2d", &x, NULL, 0)) r->bytes_h2d += x;
             if (tb_field(line, "bytes_d2h", &x, NULL, 0)) r->bytes_d2h += x;
         } else if (!strcmp(kind, "verify")) {
@@ -368,6 +373,44 @@ static int tb_ab_measure(tb_ab *ab)
     return 0;
 }
 
+/* Which precisions the runs made calls in: bit 0 single, bit 1 double. */
+static int tb_ab_precisions(const tb_ab *ab)
+{
+    int has = 0;
+    for (int m = 0; m < 3; m++)
+        for (int d = 0; d < 2; d++)
+            if (ab->r[m].pcalls[d][0] + ab->r[m].pcalls[d][1] > 0)
+                has |= 1 << d;
+    return has;
+}
+
+/* The rows by route of the three runs for precision d (-1: all), their
+ * labels starting with prefix, in a label column w wide; rates: the GFLOP
+ * and GFLOP/s rows too, not only the calls. */
+static void tb_ab_route_rows(const tb_ab *ab, int d, const char *prefix, int w, int rates)
+{
+    const tb_runstats *r = ab->r;
+    static const char *const what[6] = {"calls on the CPU BLAS", "calls on the GPU",
+        "GFLOP on the CPU BLAS", "GFLOP on the GPU", "CPU BLAS GFLOP/s", "GPU GFLOP/s (end to end)"};
+    for (int row = 0; row < (rates ? 6 : 2); row++) {
+        char label[64], v[3][32];
+        snprintf(label, sizeof label, "%s%s", prefix, what[row]);
+        const int g = row % 2;
+        for (int m = 0; m < 3; m++) {
+            double calls = d < 0 ? r[m].calls[g] : r[m].pcalls[d][g];
+            double gflop = d < 0 ? r[m].gflop[g] : r[m].pgflop[d][g];
+            double sec = d < 0 ? r[m].seconds[g] : r[m].pseconds[d][g];
+            if (row < 2)
+                snprintf(v[m], sizeof v[m], "%.0f", calls);
+            else if (row < 4)
+                snprintf(v[m], sizeof v[m], "%.3f", gflop);
+            else
+                tb_rate(v[m], sizeof v[m], gflop, sec);
+        }
+        printf("%-*s %16s %16s %16s\n", w, label, v[0], v[1], v[2]);
+    }
+}
+
 /* The header and the side-by-side table. */
 static void tb_ab_print_table(const tb_ab *ab)
 {
@@ -382,7 +425,7 @@ static void tb_ab_print_table(const tb_ab *ab)
     else
         printf("CMD's stdout and stderr went to %s)\n", ab->log);
     const tb_runstats *a = &r[1];
-    printf("CPU BLAS: %s\n", a->cpu_blas[0] ? a->cpu_blas : "(no sgemm call was made)");
+    printf("CPU BLAS: %s\n", a->cpu_blas[0] ? a->cpu_blas : "(no gemm call was made)");
     if (a->blas_warning[0])
         printf("warning: %s\n", a->blas_warning);
     int gpu_used = r[1].calls[1] > 0 || r[2].compared > 0;
@@ -395,27 +438,32 @@ static void tb_ab_print_table(const tb_ab *ab)
     else if (!gpu_used)
         printf("No call went to the GPU in auto mode (all were below TILEDBLAS_THRESHOLD or out "
                "of scope).\n");
+    const int has = tb_ab_precisions(ab), both = has == 3;
+    static const char *const made[4] = {"none", "sgemm (single precision) only",
+                                        "dgemm (double precision) only",
+                                        "sgemm and dgemm (the rows of each follow the totals)"};
+    printf("Calls made: %s\n", made[has]);
 
-    char s0[32], s1[32], s2[32];
-    printf("\n%-24s %16s %16s %16s\n", "", "cpu", "auto", "verify");
-    printf("%-24s %14.3f s %14.3f s %14.3f s\n", "wall time (median)", r[0].wall, r[1].wall, r[2].wall);
+    const int w = both ? 30 : 24;
     char g0[48], g1[48];
+    printf("\n%-*s %16s %16s %16s\n", w, "", "cpu", "auto", "verify");
+    printf("%-*s %14.3f s %14.3f s %14.3f s\n", w, "wall time (median)", r[0].wall, r[1].wall, r[2].wall);
     snprintf(g0, sizeof g0, "%.3f-%.3f s", ab->lo[0], ab->hi[0]);
     snprintf(g1, sizeof g1, "%.3f-%.3f s", ab->lo[1], ab->hi[1]);
-    printf("%-24s %16s %16s %16s\n", "wall time (range)", g0, g1, "(one run)");
-    printf("%-24s %15.2fx %15.2fx %15.2fx\n", "cpu median / median", 1.0,
+    printf("%-*s %16s %16s %16s\n", w, "wall time (range)", g0, g1, "(one run)");
+    printf("%-*s %15.2fx %15.2fx %15.2fx\n", w, "cpu median / median", 1.0,
            r[1].wall > 0 ? r[0].wall / r[1].wall : 0.0, r[2].wall > 0 ? r[0].wall / r[2].wall : 0.0);
-    printf("%-24s %16.0f %16.0f %16.0f\n", "calls on the CPU BLAS", r[0].calls[0], r[1].calls[0], r[2].calls[0]);
-    printf("%-24s %16.0f %16.0f %16.0f\n", "calls on the GPU", r[0].calls[1], r[1].calls[1], r[2].calls[1]);
-    printf("%-24s %16.3f %16.3f %16.3f\n", "GFLOP on the CPU BLAS", r[0].gflop[0], r[1].gflop[0], r[2].gflop[0]);
-    printf("%-24s %16.3f %16.3f %16.3f\n", "GFLOP on the GPU", r[0].gflop[1], r[1].gflop[1], r[2].gflop[1]);
-    printf("%-24s %16s %16s %16s\n", "CPU BLAS GFLOP/s", tb_rate(s0, 32, r[0].gflop[0], r[0].seconds[0]),
-           tb_rate(s1, 32, r[1].gflop[0], r[1].seconds[0]), tb_rate(s2, 32, r[2].gflop[0], r[2].seconds[0]));
-    printf("%-24s %16s %16s %16s\n", "GPU GFLOP/s (end to end)", tb_rate(s0, 32, r[0].gflop[1], r[0].seconds[1]),
-           tb_rate(s1, 32, r[1].gflop[1], r[1].seconds[1]), tb_rate(s2, 32, r[2].gflop[1], r[2].seconds[1]));
-    printf("%-24s %16s %16s %16s\n", "copied to the GPU", tb_mb(s0, 32, r[0].bytes_h2d),
+    /* GFLOP/s of sgemm and dgemm calls together would mean nothing: with
+     * both, the totals give only the calls, each precision the rest. */
+    tb_ab_route_rows(ab, -1, "", w, !both);
+    if (both) {
+        tb_ab_route_rows(ab, 0, "sgemm ", w, 1);
+        tb_ab_route_rows(ab, 1, "dgemm ", w, 1);
+    }
+    char s0[32], s1[32], s2[32];
+    printf("%-*s %16s %16s %16s\n", w, "copied to the GPU", tb_mb(s0, 32, r[0].bytes_h2d),
            tb_mb(s1, 32, r[1].bytes_h2d), tb_mb(s2, 32, r[2].bytes_h2d));
-    printf("%-24s %16s %16s %16s\n", "copied from the GPU", tb_mb(s0, 32, r[0].bytes_d2h),
+    printf("%-*s %16s %16s %16s\n", w, "copied from the GPU", tb_mb(s0, 32, r[0].bytes_d2h),
            tb_mb(s1, 32, r[1].bytes_d2h), tb_mb(s2, 32, r[2].bytes_d2h));
 }
 
@@ -456,8 +504,9 @@ static void tb_ab_plot(const tb_ab *ab)
 #endif
 }
 
-/* The verify run's verdict; 1 when a call broke the fp32 bound. */
-static int tb_ab_print_verify(const tb_runstats *v)
+/* The verify run's verdict; 1 when a call broke its precision's bound.
+ * has: the precisions called (tb_ab_precisions). */
+static int tb_ab_print_verify(const tb_runstats *v, int has)
 {
     printf("\nverify: ");
     if (v->compared == 0) {
@@ -474,10 +523,17 @@ static int tb_ab_print_verify(const tb_runstats *v)
            "Frobenius error %.3g\n", v->max_abs, v->avg_abs, v->rel_fro);
     printf("verify: GPU %.4f s against CPU BLAS %.4f s on the compared calls: %.2fx\n",
            v->gpu_s, v->cpu_s, v->gpu_s > 0 ? v->cpu_s / v->gpu_s : 0.0);
+    /* The verify report is not split by precision: with any sgemm call the
+     * worst error may be fp32's. */
+    const int fp64 = has == 2;
     if (v->outside > 0)
-        printf("verify: FAILED: %.0f calls outside the fp32 error bound\n", v->outside);
+        printf("verify: FAILED: %.0f calls outside their precision's error bound\n", v->outside);
+    else if (fp64)
+        printf("verify: all calls within the fp64 error bound%s\n", v->rel_fro > 1e-11
+               ? " (but a relative error above 1e-11 is not what fp64 gives: ~1e-15)" : "");
     else
-        printf("verify: all calls within the fp32 error bound%s\n", v->rel_fro > 1e-4
+        printf("verify: all calls within %s error bound%s\n", has == 3 ? "their precision's"
+               : "the fp32", v->rel_fro > 1e-4
                ? " (but a relative error above 1e-4 is not what fp32 gives: ~1e-6)" : "");
     return v->outside > 0;
 }
@@ -500,5 +556,5 @@ int tb_cmd_ab(int argc, char **argv)
     tb_ab_print_table(&ab);
     tb_ab_print_verdict(&ab);
     tb_ab_plot(&ab);
-    return tb_ab_print_verify(&ab.r[2]);
+    return tb_ab_print_verify(&ab.r[2], tb_ab_precisions(&ab));
 }

@@ -1,8 +1,10 @@
 /* src/tool/cmd_bench.c - `tiledblas bench`: for each size, OpenBLAS alone
- * (dlopen'ed), the shim end to end (cblas_sgemm through libtiledblas, auto
- * mode), the kernel alone on device buffers (CUDA events) and cuBLAS (dlopen
- * at run time, never linked): median time, GFLOP/s, ratio to OpenBLAS and the
- * error against a float64 reference. Table on stdout, progress on stderr.
+ * (dlopen'ed), the shim end to end (cblas_sgemm, or cblas_dgemm with
+ * --double, through libtiledblas, auto mode), the kernel alone on device
+ * buffers (CUDA events) and cuBLAS (dlopen at run time, never linked):
+ * median time, GFLOP/s, ratio to OpenBLAS and the error against a float64
+ * reference (long double for double). One code path for both precisions:
+ * tb_prec_ops holds what differs. Table on stdout, progress on stderr.
  * Writes only the --csv and --plot files named; a CSV made just for --plot
  * lives in a private temporary directory, removed at the end. */
 #define _GNU_SOURCE
@@ -22,33 +24,60 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The shim's entry point, from the libtiledblas this command is linked to. */
+/* The shim's entry points, from the libtiledblas this command is linked to. */
 void cblas_sgemm(int, int, int, int, int, int, float, const float *, int,
                  const float *, int, float, float *, int);
+void cblas_dgemm(int, int, int, int, int, int, double, const double *, int,
+                 const double *, int, double, double *, int);
 typedef void (*tb_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                             const float *, int, float, float *, int);
+typedef void (*tb_dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
+                            const double *, int, double, double *, int);
 typedef int (*tb_cublas_create_fn)(void **);
 typedef int (*tb_cublas_destroy_fn)(void *);
 typedef int (*tb_cublas_sgemm_fn)(void *, int, int, int, int, int, const float *,
                                   const float *, int, const float *, int,
                                   const float *, float *, int);
+typedef int (*tb_cublas_dgemm_fn)(void *, int, int, int, int, int, const double *,
+                                  const double *, int, const double *, int,
+                                  const double *, double *, int);
+
+/* What differs between the precisions, chosen once by --double; the calls
+ * go through tb_host_gemm and tb_device_gemm, which pick the signature. */
+typedef struct tb_prec_ops {
+    int dbl;
+    size_t es;                     /* bytes an element                  */
+    const char *name, *routine;    /* "single", "sgemm"                 */
+    const char *cblas, *cublas;    /* symbols looked up at run time     */
+    void *shim;                    /* the shim's cblas_xgemm            */
+} tb_prec_ops;
+static const tb_prec_ops tb_single_ops = {0, sizeof(float), "single", "sgemm", "cblas_sgemm",
+                                          "cublasSgemm_v2", (void *)cblas_sgemm};
+static const tb_prec_ops tb_double_ops = {1, sizeof(double), "double", "dgemm", "cblas_dgemm",
+                                          "cublasDgemm_v2", (void *)cblas_dgemm};
 
 static const char tb_bench_usage[] =
-    "usage: tiledblas bench [--sizes LIST] [--shapes MxNxK,...] [--reps N]\n"
+    "usage: tiledblas bench [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double]\n"
     "                       [--csv FILE] [--plot FILE.png|FILE.svg] [--check-all]\n"
     "For each size (square n x n x n; default 256,512,1024,2048) and shape,\n"
-    "C = A*B (row-major, alpha 1, beta 0) with:\n"
-    "  openblas  libopenblas.so.0 alone (its core is printed)\n"
-    "  shim      cblas_sgemm through libtiledblas, TILEDBLAS_MODE=auto, host\n"
-    "            arrays in and out (what a preloaded program sees)\n"
-    "  kernel    tiledblas_sgemm_device on device buffers, CUDA events\n"
-    "  cublas    cublasSgemm (fp32), loaded at run time when present\n"
+    "C = A*B (row-major, alpha 1, beta 0) in single precision (sgemm), or in\n"
+    "double (dgemm) with --double, with:\n"
+    "  openblas  libopenblas.so.0's cblas_sgemm / cblas_dgemm alone (its core\n"
+    "            is printed)\n"
+    "  shim      cblas_sgemm / cblas_dgemm through libtiledblas,\n"
+    "            TILEDBLAS_MODE=auto, host arrays in and out (what a preloaded\n"
+    "            program sees)\n"
+    "  kernel    tiledblas_sgemm_device / tiledblas_dgemm_device on device\n"
+    "            buffers, CUDA events\n"
+    "  cublas    cublasSgemm (fp32) / cublasDgemm (fp64), loaded at run time\n"
+    "            when present\n"
     "Each: the median of --reps runs (default 5) after one warm-up, GFLOP/s,\n"
-    "the ratio to OpenBLAS, and the max and average abs error against a float64\n"
-    "reference (only up to 2048^3 multiply-adds unless --check-all: it is slow).\n"
-    "--csv writes series,size,gflops,m,n,k,median_s,max_abs,avg_abs; --plot\n"
-    "draws GFLOP/s against size with gnuplot. Without a GPU the kernel and\n"
-    "cublas columns read \"n/a (no GPU)\".\n";
+    "the ratio to OpenBLAS, and the max and average abs error against a\n"
+    "float64 reference, long double with --double (only up to 2048^3\n"
+    "multiply-adds, a quarter of that in double, unless --check-all: it is\n"
+    "slow). --csv writes series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec;\n"
+    "--plot draws GFLOP/s against size with gnuplot. Without a GPU the kernel\n"
+    "and cublas columns read \"n/a (no GPU)\".\n";
 
 enum { TB_OPENBLAS, TB_SHIM, TB_KERNEL, TB_CUBLAS, TB_NSERIES };
 static const char *const tb_series[TB_NSERIES] = {"openblas", "shim", "kernel", "cublas"};
@@ -105,12 +134,19 @@ static int tb_parse_list(const char *s, int shapes, tb_shape *out, int *n, int m
     return rc;
 }
 
-/* C against the float64 reference. */
-static void tb_errors(const float *C, const double *ref, size_t mn, tb_result *r)
+/* Element i of an array of o's precision. */
+static inline long double tb_elem(const tb_prec_ops *o, const void *X, size_t i)
+{
+    return o->dbl ? ((const double *)X)[i] : ((const float *)X)[i];
+}
+
+/* C against the reference. */
+static void tb_errors(const tb_prec_ops *o, const void *C, const long double *ref, size_t mn,
+                      tb_result *r)
 {
     double mx = 0.0, sum = 0.0;
     for (size_t i = 0; i < mn; i++) {
-        double d = fabs((double)C[i] - ref[i]);
+        double d = (double)fabsl(tb_elem(o, C, i) - ref[i]);
         if (isnan(d)) d = INFINITY;
         mx = d > mx ? d : mx;
         sum += d;
@@ -120,15 +156,25 @@ static void tb_errors(const float *C, const double *ref, size_t mn, tb_result *r
     r->checked = 1;
 }
 
-/* Times a host-array sgemm (OpenBLAS or the shim). */
-static void tb_time_host(tb_sgemm_fn f, const tb_shape *s, const float *A, const float *B,
-                         float *C, int reps, tb_result *r)
+/* C = A B, row-major, through a host-array CBLAS gemm of o's precision. */
+static void tb_host_gemm(const tb_prec_ops *o, void *f, const tb_shape *s, const void *A,
+                         const void *B, void *C)
+{
+    if (o->dbl)
+        ((tb_dgemm_fn)f)(101, 111, 111, s->m, s->n, s->k, 1.0, A, s->k, B, s->n, 0.0, C, s->n);
+    else
+        ((tb_sgemm_fn)f)(101, 111, 111, s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f, C, s->n);
+}
+
+/* Times a host-array gemm (OpenBLAS or the shim). */
+static void tb_time_host(const tb_prec_ops *o, void *f, const tb_shape *s, const void *A,
+                         const void *B, void *C, int reps, tb_result *r)
 {
     double *t = malloc(sizeof *t * (size_t)reps);
-    f(101, 111, 111, s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f, C, s->n);   /* warm-up */
+    tb_host_gemm(o, f, s, A, B, C);   /* warm-up */
     for (int i = 0; i < reps; i++) {
         double t0 = tb_tool_now();
-        f(101, 111, 111, s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f, C, s->n);
+        tb_host_gemm(o, f, s, A, B, C);
         t[i] = tb_tool_now() - t0;
     }
     r->ok = 1;
@@ -139,36 +185,50 @@ static void tb_time_host(tb_sgemm_fn f, const tb_shape *s, const float *A, const
 typedef struct tb_gpu {
     int present;
     char why[160];
-    tb_cublas_sgemm_fn sgemm;
+    void *gemm;               /* cublasSgemm_v2 or cublasDgemm_v2 */
     void *handle;             /* cublasHandle_t */
     char cublas_why[160];
 } tb_gpu;
 
-/* Times the kernel alone or cuBLAS on device buffers; C comes back to host. */
-static void tb_time_device(int which, tb_gpu *g, const tb_shape *s, const float *A,
-                           const float *B, float *C, int reps, tb_result *r)
+/* C = A B on device buffers, row-major: the kernel alone or cuBLAS (row-major
+ * C = A B is column-major C^T = B^T A^T). 0 on success. */
+static int tb_device_gemm(const tb_prec_ops *o, int which, const tb_gpu *g, const tb_shape *s,
+                          const void *A, const void *B, void *C)
 {
+    const double done = 1.0, dzero = 0.0;
+    const float fone = 1.0f, fzero = 0.0f;
+    if (which == TB_KERNEL && o->dbl)
+        return tiledblas_dgemm_device('N', 'N', s->m, s->n, s->k, 1.0, A, s->k, B, s->n, 0.0, C,
+                                      s->n, NULL);
+    if (which == TB_KERNEL)
+        return tiledblas_sgemm_device('N', 'N', s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f,
+                                      C, s->n, NULL);
+    if (o->dbl)
+        return ((tb_cublas_dgemm_fn)g->gemm)(g->handle, 0, 0, s->n, s->m, s->k, &done, B, s->n,
+                                             A, s->k, &dzero, C, s->n);
+    return ((tb_cublas_sgemm_fn)g->gemm)(g->handle, 0, 0, s->n, s->m, s->k, &fone, B, s->n, A,
+                                         s->k, &fzero, C, s->n);
+}
+
+/* Times the kernel alone or cuBLAS on device buffers; C comes back to host. */
+static void tb_time_device(const tb_prec_ops *o, int which, tb_gpu *g, const tb_shape *s,
+                           const void *A, const void *B, void *C, int reps, tb_result *r)
+{
+    const size_t es = o->es;
     size_t sa = (size_t)s->m * s->k, sb = (size_t)s->k * s->n, sc = (size_t)s->m * s->n;
-    float *dA = NULL, *dB = NULL, *dC = NULL;
+    void *dA = NULL, *dB = NULL, *dC = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
     double *t = malloc(sizeof *t * (size_t)reps);
-    const float one = 1.0f, zero = 0.0f;
     r->ok = 0;
     r->why = "n/a (CUDA error)";
-    if (cudaMalloc((void **)&dA, sa * 4) || cudaMalloc((void **)&dB, sb * 4) ||
-        cudaMalloc((void **)&dC, sc * 4) || cudaMemcpy(dA, A, sa * 4, cudaMemcpyHostToDevice) ||
-        cudaMemcpy(dB, B, sb * 4, cudaMemcpyHostToDevice) || cudaEventCreate(&e0) ||
+    if (cudaMalloc(&dA, sa * es) || cudaMalloc(&dB, sb * es) ||
+        cudaMalloc(&dC, sc * es) || cudaMemcpy(dA, A, sa * es, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice) || cudaEventCreate(&e0) ||
         cudaEventCreate(&e1))
         goto out;
     for (int i = -1; i < reps; i++) {   /* i = -1: the warm-up */
-        int bad;
         cudaEventRecord(e0, NULL);
-        if (which == TB_KERNEL)
-            bad = tiledblas_sgemm_device('N', 'N', s->m, s->n, s->k, 1.0f, dA, s->k, dB, s->n,
-                                         0.0f, dC, s->n, NULL) != 0;
-        else   /* row-major C = A B is column-major C^T = B^T A^T */
-            bad = g->sgemm(g->handle, 0, 0, s->n, s->m, s->k, &one, dB, s->n, dA, s->k,
-                           &zero, dC, s->n) != 0;
+        int bad = tb_device_gemm(o, which, g, s, dA, dB, dC) != 0;
         cudaEventRecord(e1, NULL);
         float ms = 0.0f;
         if (bad || cudaEventSynchronize(e1) || cudaEventElapsedTime(&ms, e0, e1))
@@ -176,7 +236,7 @@ static void tb_time_device(int which, tb_gpu *g, const tb_shape *s, const float 
         if (i >= 0)
             t[i] = ms * 1e-3;
     }
-    if (cudaMemcpy(C, dC, sc * 4, cudaMemcpyDeviceToHost))
+    if (cudaMemcpy(C, dC, sc * es, cudaMemcpyDeviceToHost))
         goto out;
     r->ok = 1;
     r->median_s = tb_median(t, reps);
@@ -190,7 +250,8 @@ out:
     free(t);
 }
 
-static void tb_gpu_open(tb_gpu *g)
+/* The GPU, and cuBLAS's gemm of o's precision. */
+static void tb_gpu_open(const tb_prec_ops *o, tb_gpu *g)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -209,9 +270,9 @@ static void tb_gpu_open(tb_gpu *g)
         return;
     }
     tb_cublas_create_fn create = (tb_cublas_create_fn)dlsym(h, "cublasCreate_v2");
-    g->sgemm = (tb_cublas_sgemm_fn)dlsym(h, "cublasSgemm_v2");
-    if (!create || !g->sgemm || create(&g->handle) != 0) {
-        g->sgemm = NULL;
+    g->gemm = dlsym(h, o->cublas);
+    if (!create || !g->gemm || create(&g->handle) != 0) {
+        g->gemm = NULL;
         snprintf(g->cublas_why, sizeof g->cublas_why, "n/a (cublasCreate failed)");
     }
 }
@@ -240,7 +301,8 @@ typedef struct tb_bench {
     long reps;
     const char *csv, *plot;
     char tmpdir[4096], tmpcsv[4200];  /* the CSV made for --plot alone */
-    tb_sgemm_fn openblas;
+    const tb_prec_ops *ops;           /* single, or double with --double */
+    void *openblas;                   /* its cblas_sgemm or cblas_dgemm  */
     tb_gpu gpu;
 } tb_bench;
 
@@ -267,6 +329,8 @@ static int tb_bench_parse(int argc, char **argv, tb_bench *b, int *done)
             b->plot = argv[++i];
         } else if (!strcmp(a, "--check-all")) {
             b->check_all = 1;
+        } else if (!strcmp(a, "--double")) {
+            b->ops = &tb_double_ops;
         } else {
             return tb_tool_usage_error("bench", "%s '%.200s'", v || a[0] != '-' ? "unexpected argument"
                                        : "missing value for", a);
@@ -290,7 +354,7 @@ static int tb_bench_parse(int argc, char **argv, tb_bench *b, int *done)
 static void tb_bench_open_libs(tb_bench *b)
 {
     void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-    b->openblas = ob ? (tb_sgemm_fn)dlsym(ob, "cblas_sgemm") : NULL;
+    b->openblas = ob ? dlsym(ob, b->ops->cblas) : NULL;
     if (b->openblas) {
         char *(*core)(void) = (char *(*)(void))dlsym(ob, "openblas_get_corename");
         char *(*cfg)(void) = (char *(*)(void))dlsym(ob, "openblas_get_config");
@@ -298,9 +362,10 @@ static void tb_bench_open_libs(tb_bench *b)
         printf("OpenBLAS: %s; core %s, %d threads\n", cfg ? cfg() : "?", core ? core() : "?",
                thr ? thr() : 0);
     } else {
-        printf("OpenBLAS: not found (libopenblas.so.0); its column reads n/a\n");
+        printf("OpenBLAS: not found (libopenblas.so.0 with %s); its column reads n/a\n",
+               b->ops->cblas);
     }
-    tb_gpu_open(&b->gpu);
+    tb_gpu_open(b->ops, &b->gpu);
     if (b->gpu.present) {
         struct cudaDeviceProp p;
         if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
@@ -340,7 +405,7 @@ static int tb_bench_open_csv(tb_bench *b, FILE **cf)
         fprintf(stderr, "tiledblas: bench: cannot write %s: %s\n", b->csv, fd >= 0 ? strerror(errno) : why);
         return -1;
     }
-    fprintf(*cf, "series,size,gflops,m,n,k,median_s,max_abs,avg_abs\n");
+    fprintf(*cf, "series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec\n");
     return 0;
 }
 
@@ -352,24 +417,56 @@ static void tb_bench_cleanup(tb_bench *b)
         rmdir(b->tmpdir);
 }
 
-/* The float64 reference of C = A B (NULL when out of memory). */
-static double *tb_bench_reference(const tb_shape *s, const float *A, const float *B)
+/* Multiply-adds up to which a reference is computed without --check-all
+ * (a quarter of it in double). */
+#define TB_REF_LIMIT (2048.0 * 2048.0 * 2048.0)
+
+/* The reference of C = A B (NULL when out of memory): single precision's
+ * summed in double (fp32 products are exact there and the loop vectorises),
+ * double's in long double (64-bit mantissa on x86-64, beyond double's own
+ * rounding; about 4x slower). */
+static long double *tb_bench_reference(const tb_prec_ops *o, const tb_shape *s, const void *A,
+                                       const void *B)
 {
     size_t sc = (size_t)s->m * s->n;
-    double *ref = calloc(sc, sizeof *ref);
-    double *row = malloc(sizeof *row * (size_t)s->n);
+    long double *ref = calloc(sc, sizeof *ref);
+    double *row = calloc((size_t)s->n, sizeof *row);
     for (int i = 0; ref && row && i < s->m; i++) {
-        memset(row, 0, sizeof *row * (size_t)s->n);
+        long double *out = ref + (size_t)i * s->n;
         for (int p = 0; p < s->k; p++) {
-            double a = A[(size_t)i * s->k + p];
-            const float *b = B + (size_t)p * s->n;
-            for (int j = 0; j < s->n; j++)
-                row[j] += a * b[j];
+            const size_t ia = (size_t)i * s->k + p, ib = (size_t)p * s->n;
+            if (o->dbl) {
+                const long double a = ((const double *)A)[ia];
+                const double *b = (const double *)B + ib;
+                for (int j = 0; j < s->n; j++)
+                    out[j] += a * b[j];
+            } else {
+                const double a = ((const float *)A)[ia];
+                const float *b = (const float *)B + ib;
+                for (int j = 0; j < s->n; j++)
+                    row[j] += a * b[j];
+            }
         }
-        memcpy(ref + (size_t)i * s->n, row, sizeof *row * (size_t)s->n);
+        for (int j = 0; !o->dbl && j < s->n; j++) {
+            out[j] = row[j];
+            row[j] = 0.0;
+        }
     }
     free(row);
     return ref;
+}
+
+/* n uniform values in [-1, 1) of o's precision (doubles with a full
+ * mantissa). */
+static void tb_fill(const tb_prec_ops *o, void *X, size_t n, uint64_t *seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)(tb_rng(seed) >> 11) * 0x1p-53;
+        if (o->dbl)
+            ((double *)X)[i] = u * 2.0 - 1.0;
+        else
+            ((float *)X)[i] = (float)u * 2.0f - 1.0f;
+    }
 }
 
 /* One shape: every series timed and checked, its rows printed and added to
@@ -377,21 +474,23 @@ static double *tb_bench_reference(const tb_shape *s, const float *A, const float
  * computed (too large without --check-all). */
 static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped_ref)
 {
+    const tb_prec_ops *o = b->ops;
     size_t sa = (size_t)s->m * s->k, sb = (size_t)s->k * s->n, sc = (size_t)s->m * s->n;
-    float *A = malloc(sa * 4), *B = malloc(sb * 4), *C = malloc(sc * 4);
-    double *ref = NULL;
+    void *A = malloc(sa * o->es), *B = malloc(sb * o->es), *C = malloc(sc * o->es);
+    long double *ref = NULL;
     uint64_t seed = 42;
     if (!A || !B || !C) {
         fprintf(stderr, "tiledblas: bench: out of memory at %dx%dx%d\n", s->m, s->n, s->k);
         free(A); free(B); free(C);
         return -1;
     }
-    for (size_t i = 0; i < sa; i++) A[i] = (float)((tb_rng(&seed) >> 11) * 0x1p-53) * 2.0f - 1.0f;
-    for (size_t i = 0; i < sb; i++) B[i] = (float)((tb_rng(&seed) >> 11) * 0x1p-53) * 2.0f - 1.0f;
+    tb_fill(o, A, sa, &seed);
+    tb_fill(o, B, sb, &seed);
     double flops = 2.0 * s->m * s->n * s->k;
-    if (b->check_all || (double)s->m * s->n * s->k <= 2048.0 * 2048.0 * 2048.0) {
-        fprintf(stderr, "tiledblas: bench: %dx%dx%d float64 reference...\n", s->m, s->n, s->k);
-        ref = tb_bench_reference(s, A, B);
+    if (b->check_all || (double)s->m * s->n * s->k <= TB_REF_LIMIT / (o->dbl ? 4.0 : 1.0)) {
+        fprintf(stderr, "tiledblas: bench: %dx%dx%d %s reference...\n", s->m, s->n, s->k,
+                o->dbl ? "long-double" : "float64");
+        ref = tb_bench_reference(o, s, A, B);
     } else {
         *skipped_ref = 1;
     }
@@ -400,21 +499,21 @@ static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped
     const int reps = (int)b->reps;
     for (int x = 0; x < TB_NSERIES; x++) {
         fprintf(stderr, "tiledblas: bench: %dx%dx%d %s...\n", s->m, s->n, s->k, tb_series[x]);
-        memset(C, 0, sc * 4);
+        memset(C, 0, sc * o->es);
         if (x == TB_OPENBLAS && b->openblas)
-            tb_time_host(b->openblas, s, A, B, C, reps, &r[x]);
+            tb_time_host(o, b->openblas, s, A, B, C, reps, &r[x]);
         else if (x == TB_OPENBLAS)
             r[x].why = "n/a (no libopenblas.so.0)";
         else if (x == TB_SHIM)
-            tb_time_host(cblas_sgemm, s, A, B, C, reps, &r[x]);
+            tb_time_host(o, o->shim, s, A, B, C, reps, &r[x]);
         else if (!b->gpu.present)
             r[x].why = "n/a (no GPU)";
-        else if (x == TB_CUBLAS && !b->gpu.sgemm)
+        else if (x == TB_CUBLAS && !b->gpu.gemm)
             r[x].why = b->gpu.cublas_why;
         else
-            tb_time_device(x, &b->gpu, s, A, B, C, reps, &r[x]);
+            tb_time_device(o, x, &b->gpu, s, A, B, C, reps, &r[x]);
         if (r[x].ok && ref)
-            tb_errors(C, ref, sc, &r[x]);
+            tb_errors(o, C, ref, sc, &r[x]);
     }
     char label[48];
     snprintf(label, sizeof label, "%dx%dx%d", s->m, s->n, s->k);
@@ -422,11 +521,12 @@ static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped
     for (int x = 0; x < TB_NSERIES; x++) {
         tb_print_row(x ? "" : label, x, &r[x], flops, base);
         if (cf && r[x].ok)
-            fprintf(cf, "%s,%d,%.3f,%d,%d,%d,%.9f,%.6g,%.6g\n", tb_series[x],
+            fprintf(cf, "%s,%d,%.3f,%d,%d,%d,%.9f,%.6g,%.6g,%s\n", tb_series[x],
                     s->m == s->n && s->n == s->k ? s->m
                     : (int)lround(cbrt((double)s->m * s->n * s->k)),
                     flops / r[x].median_s * 1e-9, s->m, s->n, s->k, r[x].median_s,
-                    r[x].checked ? r[x].max_abs : NAN, r[x].checked ? r[x].avg_abs : NAN);
+                    r[x].checked ? r[x].max_abs : NAN, r[x].checked ? r[x].avg_abs : NAN,
+                    o->name);
     }
     fflush(stdout);
     free(A); free(B); free(C); free(ref);
@@ -439,7 +539,9 @@ static int tb_bench_plot(const tb_bench *b)
     if (!b->plot)
         return 0;
 #ifdef TB_HAVE_ANIMATE
-    int rc = tb_plot_csv(b->csv, b->plot, "sgemm GFLOP/s: OpenBLAS, libtiledblas, cuBLAS") != 0;
+    char title[96];
+    snprintf(title, sizeof title, "%s GFLOP/s: OpenBLAS, libtiledblas, cuBLAS", b->ops->routine);
+    int rc = tb_plot_csv(b->csv, b->plot, title) != 0;
     if (!rc)
         fprintf(stderr, "tiledblas: bench: wrote %s\n", b->plot);
     return rc;
@@ -454,6 +556,7 @@ int tb_cmd_bench(int argc, char **argv)
     static tb_bench b;
     memset(&b, 0, sizeof b);
     b.reps = 5;
+    b.ops = &tb_single_ops;
     int done = 0, rc = tb_bench_parse(argc, argv, &b, &done);
     if (rc || done)
         return rc;
@@ -467,14 +570,15 @@ int tb_cmd_bench(int argc, char **argv)
         tb_bench_cleanup(&b);
         return 1;
     }
+    printf("precision: %s (%s; cuBLAS %s)\n", b.ops->name, b.ops->cblas, b.ops->cublas);
     printf("%-16s %-9s %11s %11s %9s %12s %12s\n", "m x n x k", "series", "median ms",
            "GFLOP/s", "vs OpenBLAS", "max abs err", "avg abs err");
     int skipped_ref = 0;
     for (int si = 0; si < b.nshapes && rc == 0; si++)
         rc = tb_bench_shape(&b, &b.shapes[si], cf, &skipped_ref) != 0;
     if (skipped_ref)
-        printf("(no float64 reference above 2048^3 multiply-adds: it would take minutes; "
-               "--check-all asks for it)\n");
+        printf("(no reference above %s multiply-adds: it would take minutes; "
+               "--check-all asks for it)\n", b.ops->dbl ? "2048^3 / 4 (long double)" : "2048^3");
     if (cf)
         fclose(cf);
     if (rc == 0 && b.csv && !b.tmpcsv[0])

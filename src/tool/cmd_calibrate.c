@@ -1,6 +1,7 @@
 /* src/tool/cmd_calibrate.c - `tiledblas calibrate`: measure this machine's
- * rates for the GPU/CPU decision now and cache them (tiledblas_calibrate),
- * instead of letting the first GPU call of some program do it. */
+ * rates for the GPU/CPU decision, single and double precision, now and
+ * cache them (tiledblas_calibrate), instead of letting the first GPU call of
+ * some program do it. */
 #include "tool.h"
 #include "tiledblas.h"
 #include <stdio.h>
@@ -10,8 +11,10 @@ static const char tb_calibrate_usage[] =
     "usage: tiledblas calibrate\n"
     "Measures the rates the GPU/CPU decision uses on this machine - the CPU BLAS\n"
     "(large, small, one-core and thin calls), host<->device transfers through the\n"
-    "staging pipeline, the default kernel, and both routes' times at 259 small\n"
-    "shapes where the two are close - prints them and caches them in\n"
+    "staging pipeline, the default kernel, double precision's compute rates (the\n"
+    "CPU BLAS's dgemm on all cores and on one, the fp64 kernel), and both routes'\n"
+    "times at 259 small single-precision shapes where the two are close - prints\n"
+    "them (double's after \"double:\") and caches them in\n"
     "TILEDBLAS_CACHE_DIR (else $XDG_CACHE_HOME/tiledblas, else ~/.cache/tiledblas),\n"
     "keyed by GPU, CPU, CPU BLAS and settings. Auto mode does the same by itself\n"
     "on its first GPU call when nothing is cached; run this after changing\n"

@@ -33,8 +33,8 @@ static const char tb_usage[] =
     "  ab     [--repeat N] [--log FILE] -- CMD ...\n"
     "         run CMD on the CPU BLAS, in auto mode and in verify mode; compare\n"
     "  info   the library, the CPU BLAS it forwards to, the GPU, the settings\n"
-    "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--csv F] [--plot F]\n"
-    "         OpenBLAS, the shim, the kernel alone and cuBLAS, side by side\n"
+    "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double] [--csv F] [--plot F]\n"
+    "         OpenBLAS, the shim, the kernel alone and cuBLAS, side by side (sgemm, or dgemm)\n"
     "  calibrate\n"
     "         measure this machine's rates for the GPU/CPU decision and cache them\n"
 #ifdef TB_HAVE_ANIMATE

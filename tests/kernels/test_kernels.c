@@ -1,10 +1,13 @@
-/* tests/kernels/test_kernels.c - every kernel in the registry against a
- * float64 host reference: odd and tile-edge sizes, all four transposes,
- * padded/odd strides, unaligned bases, alpha/beta combos (NaN in C with
- * beta = 0, alpha = 0 with NaN in A and B), inf/NaN inputs, wide dynamic range,
- * and a check that nothing outside C's m x n window changed.
+/* tests/kernels/test_kernels.c - every kernel in the registry, fp32 and
+ * fp64, against a long-double host reference: odd, prime and tile-edge sizes,
+ * all four transposes, padded/odd strides, unaligned bases (off by one
+ * element), alpha/beta combos (NaN in C with beta = 0, alpha = 0 with NaN in
+ * A and B), inf/NaN inputs, wide dynamic range, and a check that nothing
+ * outside C's m x n window changed; also the default paths (tb_gemm_run,
+ * tb_dgemm_run through tb_gemm_launch) with their aligned copies and split K.
+ * Kernels that do not fit this GPU are skipped with a line saying so.
  * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N,
- * --kernels a,b,c, --verbose. */
+ * --kernels a,b,c, --dtype float|double|all, --verbose. */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -24,24 +27,45 @@ static uint32_t rng_u32(void)
     rng_state ^= rng_state << 17;
     return (uint32_t)(rng_state >> 32);
 }
-/* Uniform in [-1, 1), never exactly 0 (zeros hide indexing errors). */
-static float rng_val(void)
+/* Uniform in [-1, 1), never exactly 0 (zeros hide indexing errors): 24
+ * random bits for a float, 53 for a double (so that fp64 products really
+ * round). */
+static double rng_val(tb_dtype t)
 {
+    if (t == TB_F64) {
+        const uint64_t u = ((uint64_t)rng_u32() << 32) | rng_u32();
+        const double v = (double)((int64_t)u >> 11) / 4503599627370496.0;
+        return v == 0.0 ? 0.5 : v;
+    }
     float v = (float)((int32_t)rng_u32() >> 8) / 8388608.0f;
     return v == 0.0f ? 0.5f : v;
 }
 
 enum { FILL_UNIFORM, FILL_WIDE, FILL_NAN };
 
-static void fill(float *x, size_t n, int how)
+/* Element i of a host array of type t, read or written as a double (exact
+ * for either type). */
+static double get(tb_dtype t, const void *p, size_t i)
+{
+    return t == TB_F64 ? ((const double *)p)[i] : ((const float *)p)[i];
+}
+static void put(tb_dtype t, void *p, size_t i, double v)
+{
+    if (t == TB_F64)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+static void fill(tb_dtype t, void *x, size_t n, int how)
 {
     for (size_t i = 0; i < n; i++) {
         if (how == FILL_NAN)
-            x[i] = NAN;
+            put(t, x, i, NAN);
         else if (how == FILL_WIDE) /* values scaled by 2^e, e in [-20, 20] */
-            x[i] = ldexpf(rng_val(), (int)(rng_u32() % 41) - 20);
+            put(t, x, i, ldexp(rng_val(t), (int)(rng_u32() % 41) - 20));
         else
-            x[i] = rng_val();
+            put(t, x, i, rng_val(t));
     }
 }
 
@@ -49,43 +73,47 @@ static void fill(float *x, size_t n, int how)
 typedef struct {
     int m, n, k, ta, tb;
     int pad_a, pad_b, pad_c;   /* extra elements per row of storage */
-    int off;                   /* base pointers offset by this many floats */
-    float alpha, beta;
+    int off;                   /* base pointers offset by this many elements */
+    double alpha, beta;
     int fill;                  /* FILL_UNIFORM or FILL_WIDE */
     int special;               /* plant +inf in A and NaN in B */
     int nan_ab;                /* A and B are all NaN (alpha == 0 cases) */
+    tb_dtype dtype;            /* TB_F32 (the default) or TB_F64 */
 } tcase;
 
 static int verbose;
 static int n_pass, n_fail;
 
-static double now_abs(double x) { return x < 0 ? -x : x; }
+static long double now_abs(long double x) { return x < 0 ? -x : x; }
 
-/* Host reference: ref = sum_p op(A)(i,p) op(B)(p,j) and mag = sum |.||.| in
- * float64, the loops ordered i-p-j so the inner loop streams rows. */
-static void reference(const tcase *t, const float *A, size_t lda, const float *B, size_t ldb,
-                      double *ref, double *mag)
+/* Host reference: ref = sum_p op(A)(i,p) op(B)(p,j) in long double (64-bit
+ * mantissa: 11 bits beyond fp64) and mag = sum |.||.| in double, the loops
+ * ordered i-p-j so the inner loop streams rows. */
+static void reference(const tcase *t, const void *A, size_t lda, const void *B, size_t ldb,
+                      long double *ref, double *mag)
 {
     const int m = t->m, n = t->n, k = t->k;
-    double *Ad = malloc(sizeof(double) * (size_t)m * (k ? k : 1));
-    double *Bd = malloc(sizeof(double) * (size_t)(k ? k : 1) * n);
+    long double *Ad = malloc(sizeof(long double) * (size_t)m * (k ? k : 1));
+    long double *Bd = malloc(sizeof(long double) * (size_t)(k ? k : 1) * n);
     for (int i = 0; i < m; i++)
         for (int p = 0; p < k; p++)
-            Ad[(size_t)i * k + p] = t->ta ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
+            Ad[(size_t)i * k + p] = get(t->dtype, A, t->ta ? (size_t)p * lda + i : (size_t)i * lda + p);
     for (int p = 0; p < k; p++)
         for (int j = 0; j < n; j++)
-            Bd[(size_t)p * n + j] = t->tb ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+            Bd[(size_t)p * n + j] = get(t->dtype, B, t->tb ? (size_t)j * ldb + p : (size_t)p * ldb + j);
 #pragma omp parallel for schedule(dynamic, 4)
     for (int i = 0; i < m; i++) {
-        double *r = ref + (size_t)i * n, *g = mag + (size_t)i * n;
+        long double *r = ref + (size_t)i * n;
+        double *g = mag + (size_t)i * n;
         for (int j = 0; j < n; j++)
             r[j] = g[j] = 0.0;
         for (int p = 0; p < k; p++) {
-            const double a = Ad[(size_t)i * k + p], aa = now_abs(a);
-            const double *b = Bd + (size_t)p * n;
+            const long double a = Ad[(size_t)i * k + p];
+            const double aa = (double)now_abs(a);
+            const long double *b = Bd + (size_t)p * n;
             for (int j = 0; j < n; j++) {
                 r[j] += a * b[j];
-                g[j] += aa * now_abs(b[j]);
+                g[j] += aa * (double)now_abs(b[j]);
             }
         }
     }
@@ -103,9 +131,29 @@ static void reference(const tcase *t, const float *A, size_t lda, const float *B
         }                                                                                 \
     } while (0)
 
+/* The kernels that ran nothing because they do not fit this GPU, named once. */
+static unsigned char skipped[256];
+
+/* Whether any of the kernels in klist can run a case of type t (to skip the
+ * reference of cases nothing will run). */
+static int any_for(tb_dtype t, const char *klist)
+{
+    int nk;
+    const tb_kernel_info *ks = tb_kernel_list(&nk);
+    for (int i = 0; i < nk; i++)
+        if (ks[i].dtype == t && tb_kernel_in_list(ks[i].name, klist))
+            return 1;
+    return tb_kernel_in_list("run", klist) ||
+           tb_kernel_in_list(t == TB_F64 ? "run-dmma" : "run-tf32x3", klist);
+}
+
 static void run_case(const tcase *t, const char *klist)
 {
     const int m = t->m, n = t->n, k = t->k;
+    const tb_dtype dt = t->dtype;
+    const size_t es = tb_dtype_size(dt);
+    if (!any_for(dt, klist))
+        return;
     /* Stored shapes: A is m x k (k x m when transposed), likewise B. */
     const int a_rows = t->ta ? k : m, a_cols = t->ta ? m : k;
     const int b_rows = t->tb ? n : k, b_cols = t->tb ? k : n;
@@ -117,53 +165,72 @@ static void run_case(const tcase *t, const char *klist)
     const size_t b_sz = t->off + (size_t)b_rows * ldb + GUARD;
     const size_t c_sz = t->off + (size_t)m * ldc + GUARD;
 
-    float *hA = malloc(sizeof(float) * a_sz), *hB = malloc(sizeof(float) * b_sz);
-    float *hC0 = malloc(sizeof(float) * c_sz), *hC = malloc(sizeof(float) * c_sz);
-    double *ref = malloc(sizeof(double) * ((size_t)m * n + 1));
+    char *hA = malloc(es * a_sz), *hB = malloc(es * b_sz);
+    char *hC0 = malloc(es * c_sz), *hC = malloc(es * c_sz);
+    long double *ref = malloc(sizeof(long double) * ((size_t)m * n + 1));
     double *mag = malloc(sizeof(double) * ((size_t)m * n + 1));
-    fill(hA, a_sz, t->nan_ab ? FILL_NAN : t->fill);
-    fill(hB, b_sz, t->nan_ab ? FILL_NAN : t->fill);
+    fill(dt, hA, a_sz, t->nan_ab ? FILL_NAN : t->fill);
+    fill(dt, hB, b_sz, t->nan_ab ? FILL_NAN : t->fill);
     if (t->special && m > 2 && n > 2 && k > 2) {
         /* +inf at op(A)(1, 2), NaN at op(B)(k-1, n-2): row 1 of C must be
          * +-inf, column n-2 NaN; the 3xTF32 split must not turn inf to NaN. */
-        hA[t->off + (t->ta ? (size_t)2 * lda + 1 : (size_t)1 * lda + 2)] = INFINITY;
-        hB[t->off + (t->tb ? (size_t)(n - 2) * ldb + (k - 1) : (size_t)(k - 1) * ldb + (n - 2))] = NAN;
+        put(dt, hA, t->off + (t->ta ? (size_t)2 * lda + 1 : (size_t)1 * lda + 2), INFINITY);
+        put(dt, hB, t->off + (t->tb ? (size_t)(n - 2) * ldb + (k - 1) : (size_t)(k - 1) * ldb + (n - 2)),
+            NAN);
     }
     /* C: a guard pattern everywhere, the window either NaN (beta == 0: it
      * must never be read) or random values that beta scales. */
-    fill(hC0, c_sz, FILL_UNIFORM);
-    if (t->beta == 0.0f)
+    fill(dt, hC0, c_sz, FILL_UNIFORM);
+    if (t->beta == 0.0)
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
-                hC0[t->off + (size_t)i * ldc + j] = NAN;
-    if (t->alpha != 0.0f && !t->nan_ab)
-        reference(t, hA + t->off, lda, hB + t->off, ldb, ref, mag);
+                put(dt, hC0, t->off + (size_t)i * ldc + j, NAN);
+    if (t->alpha != 0.0 && !t->nan_ab)
+        reference(t, hA + es * t->off, lda, hB + es * t->off, ldb, ref, mag);
 
-    float *dA, *dB, *dC;
-    CK(cudaMalloc((void **)&dA, sizeof(float) * a_sz));
-    CK(cudaMalloc((void **)&dB, sizeof(float) * b_sz));
-    CK(cudaMalloc((void **)&dC, sizeof(float) * c_sz));
-    CK(cudaMemcpy(dA, hA, sizeof(float) * a_sz, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, hB, sizeof(float) * b_sz, cudaMemcpyHostToDevice));
+    char *dA, *dB, *dC;
+    CK(cudaMalloc((void **)&dA, es * a_sz));
+    CK(cudaMalloc((void **)&dB, es * b_sz));
+    CK(cudaMalloc((void **)&dC, es * c_sz));
+    CK(cudaMemcpy(dA, hA, es * a_sz, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, hB, es * b_sz, cudaMemcpyHostToDevice));
 
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);
-    /* Every kernel's launcher, then (ki == nk, "run") the default path of
-     * tiledblas_sgemm_device(): tb_gemm_run with its aligned copies; and
-     * (ki == nk + 1, "run-tf32x3") tb_gemm_run with tf32x3, whose aligned
-     * copies and split K the blocks below count. */
-    const tb_kernel_info *tf32x3 = tb_kernel_by_name("tf32x3");
+    /* Every kernel of the case's type, then (ki == nk, "run") the default
+     * path: tb_gemm_run for fp32 (tiledblas_sgemm_device()), tb_gemm_launch
+     * (src/'s entry, which takes tb_dgemm_run) for fp64; and (ki == nk + 1)
+     * that path with tf32x3 ("run-tf32x3") or dmma ("run-dmma"), whose
+     * aligned copies and split K the blocks below count. The fp64 kernels
+     * themselves go through tb_gemm_launch(whole = 1). */
+    const tb_kernel_info *runk = tb_kernel_by_name(dt == TB_F64 ? "dmma" : "tf32x3");
     for (int ki = 0; ki <= nk + 1; ki++) {
         const tb_kernel_info *K = ki < nk ? &ks[ki] : NULL;
-        const char *kname = K ? K->name : ki == nk ? "run" : "run-tf32x3";
+        if (K && K->dtype != dt)
+            continue;
+        const char *kname = K ? K->name : ki == nk ? "run" : dt == TB_F64 ? "run-dmma" : "run-tf32x3";
         if (!tb_kernel_in_list(kname, klist))
             continue;
-        tb_gemm_args g = {m, n, k, t->ta, t->tb, t->alpha, t->beta,
-                          dA + t->off, lda, dB + t->off, ldb, dC + t->off, ldc};
-        if (K && K->supports && !K->supports(&g))
+        if (K && !tb_kernel_fits_here(K)) {
+            if (!skipped[ki]++)
+                printf("skip %-13s does not fit this GPU (cc %d-%d, %d bytes of shared memory)\n",
+                       kname, K->cc_min, K->cc_max, K->smem);
             continue;
-        CK(cudaMemcpy(dC, hC0, sizeof(float) * c_sz, cudaMemcpyHostToDevice));
-        cudaError_t e = K ? K->launch(&g, 0) : tb_gemm_run(&g, ki == nk ? NULL : tf32x3, 0);
+        }
+        if (ki == nk + 1 && (!runk || !tb_kernel_fits_here(runk)))
+            continue;
+        const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, t->alpha, t->beta, dA + es * t->off, lda,
+                            dB + es * t->off, ldb, dC + es * t->off, ldc};
+        const tb_gemm_args g = {m, n, k, t->ta, t->tb, (float)t->alpha, (float)t->beta,
+                                (const float *)gg.A, lda, (const float *)gg.B, ldb, (float *)gg.C, ldc};
+        if (K && !tb_kernel_accepts(K, &gg))   /* its supports() says no */
+            continue;
+        CK(cudaMemcpy(dC, hC0, es * c_sz, cudaMemcpyHostToDevice));
+        cudaError_t e;
+        if (dt == TB_F64)
+            e = tb_gemm_launch(&gg, K ? K : ki == nk ? NULL : runk, K != NULL, 0);
+        else
+            e = K ? K->launch(&g, 0) : tb_gemm_run(&g, ki == nk ? NULL : runk, 0);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -173,12 +240,13 @@ static void run_case(const tcase *t, const char *klist)
             cudaGetLastError();
             continue;
         }
-        CK(cudaMemcpy(hC, dC, sizeof(float) * c_sz, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hC, dC, es * c_sz, cudaMemcpyDeviceToHost));
 
-        /* Elementwise bound: rounding of a k-term fp32 dot product plus the
-         * beta term, 4 (k+2) eps times the magnitudes. Plain TF32 rounds each
-         * input to 11 bits: its bound adds 2^-9 of the magnitude. */
-        const double eps = FLT_EPSILON, kk = 4.0 * (k + 2) * eps;
+        /* Elementwise bound: rounding of a k-term dot product plus the beta
+         * term, 4 (k+2) eps times the magnitudes (eps of the element type).
+         * Plain TF32 rounds each input to 11 bits: its bound adds 2^-9 of
+         * the magnitude. */
+        const double eps = dt == TB_F64 ? DBL_EPSILON : FLT_EPSILON, kk = 4.0 * (k + 2) * eps;
         const double extra = strcmp(kname, "tf32-fast") == 0 ? ldexp(1.0, -9) : 0.0;
         long bad = 0, outside = 0;
         double worst = 0;
@@ -187,22 +255,23 @@ static void run_case(const tcase *t, const char *klist)
             const long rel = (long)idx - t->off;
             const int in = rel >= 0 && (size_t)rel < (size_t)m * ldc && (size_t)rel % ldc < (size_t)n;
             if (!in) {
-                if (memcmp(&hC[idx], &hC0[idx], sizeof(float)) != 0)
+                if (memcmp(hC + es * idx, hC0 + es * idx, es) != 0)
                     outside++;
                 continue;
             }
             const int i = (int)(rel / (long)ldc), j = (int)(rel % (long)ldc);
-            const double c0 = t->beta == 0.0f ? 0.0 : hC0[idx];
-            const double want = (t->alpha == 0.0f ? 0.0 : (double)t->alpha * ref[(size_t)i * n + j]) +
-                                (double)t->beta * c0;
-            const double got = hC[idx];
+            const double c0 = t->beta == 0.0 ? 0.0 : get(dt, hC0, idx);
+            const long double want =
+                (t->alpha == 0.0 ? 0.0L : (long double)t->alpha * ref[(size_t)i * n + j]) +
+                (long double)t->beta * c0;
+            const double got = get(dt, hC, idx);
             int ok;
-            if (!isfinite(want)) /* inf/NaN planted: same class required */
-                ok = isnan(want) ? isnan(got) : got == want;
+            if (!isfinite((double)want)) /* inf/NaN planted: same class required */
+                ok = isnan((double)want) ? isnan(got) : got == (double)want;
             else {
-                const double m_ = t->alpha == 0.0f ? 0.0 : now_abs(t->alpha) * mag[(size_t)i * n + j];
-                const double tol = (kk + extra) * m_ + kk * now_abs(t->beta) * now_abs(c0);
-                const double err = now_abs(got - want);
+                const double m_ = t->alpha == 0.0 ? 0.0 : fabs(t->alpha) * mag[(size_t)i * n + j];
+                const double tol = (kk + extra) * m_ + kk * fabs(t->beta) * fabs(c0);
+                const double err = (double)now_abs(got - want);
                 ok = err <= tol; /* NaN fails */
                 if (err > worst || err != err) {
                     worst = err;
@@ -212,7 +281,7 @@ static void run_case(const tcase *t, const char *klist)
             }
             if (!ok) {
                 if (bad < 3 && verbose)
-                    printf("   (%d,%d) got %.9g want %.9g\n", i, j, got, want);
+                    printf("   (%d,%d) got %.17g want %.17Lg\n", i, j, got, want);
                 bad++;
             }
         }
@@ -235,9 +304,16 @@ static void run_case(const tcase *t, const char *klist)
     free(hA); free(hB); free(hC0); free(hC); free(ref); free(mag);
 }
 
+/* The case c as element type dt. */
+static void run_as(tcase c, tb_dtype dt, const char *klist)
+{
+    c.dtype = dt;
+    run_case(&c, klist);
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, maxs = 1 << 30;
+    int quick = 0, maxs = 1 << 30, types = 1;   /* bit 0: fp32, bit 1: fp64 */
     const char *klist = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
@@ -248,144 +324,207 @@ int main(int argc, char **argv)
             maxs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
             klist = argv[++i];
-        else {
-            fprintf(stderr, "usage: test_kernels [--quick] [--max N] [--kernels a,b] [--verbose]\n");
+        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+            const char *d = argv[++i];
+            types = !strcmp(d, "float") ? 1 : !strcmp(d, "double") ? 2 : !strcmp(d, "all") ? 3 : 0;
+            if (!types) {
+                fprintf(stderr, "test_kernels: --dtype float, double or all\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: test_kernels [--quick] [--max N] [--kernels a,b] "
+                            "[--dtype float|double|all] [--verbose]\n");
             return 2;
         }
     }
-    int ndev = 0;
+    int ndev = 0, sms = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
         printf("SKIP: no CUDA device\n");
         return 77;
     }
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 
-    static const int sizes[] = {1, 15, 16, 17, 31, 33, 127, 255, 257, 1000, 1023};
-    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
-    for (int si = 0; si < nsizes; si++) {
-        const int s = sizes[si];
-        if (s > maxs || (quick && s > 257))
+    for (int d = 0; d < 2; d++) {
+        const tb_dtype dt = d ? TB_F64 : TB_F32;
+        if (!(types & (1 << d)))
             continue;
-        for (int tr = 0; tr < 4; tr++) {
-            const int ta = tr >> 1, tb = tr & 1;
-            /* v0: square, tight strides, aligned, alpha 1, beta 0 over NaN.
-             * v1: non-square, odd padded strides, bases off by one float
-             *     (nothing 16-byte aligned), alpha -1.5, beta 0.5.
-             * v2: other aspect, strides padded to a multiple of 4, alpha
-             *     0.75, beta 1, wide dynamic range. */
-            tcase v0 = {s, s, s, ta, tb, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0};
-            tcase v1 = {s, s + s / 2 + 1, s / 2 + 1, ta, tb, 3, 5, 1, 1, -1.5f, 0.5f, FILL_UNIFORM, 0, 0};
-            tcase v2 = {s / 2 + 1, s, 2 * s + 1, ta, tb, 4, 8, 4, 0, 0.75f, 1.0f, FILL_WIDE, 0, 0};
-            run_case(&v0, klist);
-            run_case(&v1, klist);
-            run_case(&v2, klist);
+        /* fp32: tile edges and odd sizes; fp64 adds primes. */
+        static const int sizes32[] = {1, 15, 16, 17, 31, 33, 127, 255, 257, 1000, 1023, 0};
+        static const int sizes64[] = {1, 2, 7, 13, 16, 17, 31, 33, 61, 127, 131, 255, 257, 509, 1009, 0};
+        for (const int *sp = d ? sizes64 : sizes32; *sp; sp++) {
+            const int s = *sp;
+            if (s > maxs || (quick && s > 257))
+                continue;
+            for (int tr = 0; tr < 4; tr++) {
+                const int ta = tr >> 1, tb = tr & 1;
+                /* v0: square, tight strides, aligned, alpha 1, beta 0 over NaN.
+                 * v1: non-square, odd padded strides, bases off by one element
+                 *     (nothing 16-byte aligned), alpha -1.5, beta 0.5.
+                 * v2: other aspect, strides padded to a multiple of 4, alpha
+                 *     0.75, beta 1, wide dynamic range. */
+                tcase v0 = {s, s, s, ta, tb, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, dt};
+                tcase v1 = {s, s + s / 2 + 1, s / 2 + 1, ta, tb, 3, 5, 1, 1, -1.5, 0.5, FILL_UNIFORM, 0, 0, dt};
+                tcase v2 = {s / 2 + 1, s, 2 * s + 1, ta, tb, 4, 8, 4, 0, 0.75, 1.0, FILL_WIDE, 0, 0, dt};
+                run_case(&v0, klist);
+                run_case(&v1, klist);
+                run_case(&v2, klist);
+            }
         }
-    }
-    /* Edges of the contract. */
-    {
-        tcase c[] = {
-            /* alpha == 0: C = beta*C and A, B (all NaN) never read. */
-            {37, 29, 41, 0, 0, 0, 0, 3, 0, 0.0f, 0.5f, FILL_UNIFORM, 0, 1},
-            {37, 29, 41, 1, 1, 1, 0, 0, 1, 0.0f, 0.0f, FILL_UNIFORM, 0, 1},
-            /* k == 0: C = beta*C. */
-            {33, 17, 0, 0, 0, 0, 0, 2, 0, 1.0f, 2.0f, FILL_UNIFORM, 0, 0},
-            {33, 17, 0, 1, 0, 0, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-            /* m == 0 or n == 0: nothing may be written. */
-            {0, 17, 9, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-            {17, 0, 9, 0, 1, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-            /* inf in A, NaN in B. */
-            {33, 35, 37, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
-            {257, 131, 200, 1, 1, 1, 3, 1, 1, 1.0f, 0.5f, FILL_UNIFORM, 1, 0},
-            /* Skinny and flat. */
-            {1, 300, 257, 0, 1, 0, 1, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-            {300, 1, 257, 1, 0, 2, 0, 0, 1, 2.0f, -1.0f, FILL_UNIFORM, 0, 0},
-            {129, 130, 5, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-        };
-        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
-            if (c[i].m <= maxs && c[i].n <= maxs)
-                run_case(&c[i], klist);
-    }
-    if (maxs >= 700 && tb_kernel_in_list("run", klist)) {
-        /* The default path must really copy unaligned operands (odd strides,
-         * bases off by one float) for tf32x3 when they are re-read enough,
-         * and still be right: every transpose, beta 0 over NaN and beta != 0.
-         * (The wgmma kernel makes its own K-major copies: no repack.) */
-        const unsigned long long before = tb_run_repack_count();
-        for (int tr = 0; tr < 4; tr++) {
-            tcase r = {640, 700, 650, tr >> 1, tr & 1, 1, 3, 1, 1, tr ? 0.5f : 1.0f,
-                       tr & 1 ? 2.0f : 0.0f, FILL_UNIFORM, 0, 0};
-            run_case(&r, "run,run-tf32x3");
+        /* Edges of the contract. */
+        {
+            tcase c[] = {
+                /* alpha == 0: C = beta*C and A, B (all NaN) never read. */
+                {37, 29, 41, 0, 0, 0, 0, 3, 0, 0.0, 0.5, FILL_UNIFORM, 0, 1, 0},
+                {37, 29, 41, 1, 1, 1, 0, 0, 1, 0.0, 0.0, FILL_UNIFORM, 0, 1, 0},
+                /* k == 0: C = beta*C. */
+                {33, 17, 0, 0, 0, 0, 0, 2, 0, 1.0, 2.0, FILL_UNIFORM, 0, 0, 0},
+                {33, 17, 0, 1, 0, 0, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                /* m == 0 or n == 0: nothing may be written. */
+                {0, 17, 9, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {17, 0, 9, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                /* inf in A, NaN in B. */
+                {33, 35, 37, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+                {257, 131, 200, 1, 1, 1, 3, 1, 1, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
+                /* Skinny and flat. */
+                {1, 300, 257, 0, 1, 0, 1, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {300, 1, 257, 1, 0, 2, 0, 0, 1, 2.0, -1.0, FILL_UNIFORM, 0, 0, 0},
+                {129, 130, 5, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+            };
+            for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+                if (c[i].m <= maxs && c[i].n <= maxs)
+                    run_as(c[i], dt, klist);
         }
-        const unsigned long long done = tb_run_repack_count() - before;
-        if (done < 8) {
-            printf("FAIL run: %llu of 8 unaligned operands were copied to aligned scratch\n", done);
-            n_fail++;
-        } else {
-            printf("ok   run: %llu unaligned operands copied to aligned scratch\n", done);
-            n_pass++;
+        const char *runk = dt == TB_F64 ? "run-dmma" : "run-tf32x3";
+        char both[32];
+        snprintf(both, sizeof both, "run,%s", runk);
+        /* The counts below need the kernel of run-tf32x3 / run-dmma. */
+        const int counted = tb_kernel_fits_here(tb_kernel_by_name(dt == TB_F64 ? "dmma" : "tf32x3"));
+        if (!counted && tb_kernel_in_list("run", klist))
+            printf("skip run: %s: the aligned copies and split K are counted on %s, which does not "
+                   "fit this GPU\n", d ? "fp64" : "fp32", runk);
+        if (counted && maxs >= 700 && tb_kernel_in_list("run", klist)) {
+            /* The default path must really copy unaligned operands (odd
+             * strides, bases off by one element) for tf32x3 and dmma when
+             * they are re-read enough, and still be right: every transpose,
+             * beta 0 over NaN and beta != 0. (The wgmma kernel makes its own
+             * K-major copies: no repack.) */
+            const unsigned long long before = tb_run_repack_count();
+            for (int tr = 0; tr < 4; tr++) {
+                tcase r = {640, 700, 650, tr >> 1, tr & 1, 1, 3, 1, 1, tr ? 0.5 : 1.0,
+                           tr & 1 ? 2.0 : 0.0, FILL_UNIFORM, 0, 0, dt};
+                run_case(&r, both);
+            }
+            const unsigned long long done = tb_run_repack_count() - before;
+            const char *tn = d ? "fp64" : "fp32";
+            if (done < 8) {
+                printf("FAIL run: %s: %llu of 8 unaligned operands were copied to aligned scratch\n",
+                       tn, done);
+                n_fail++;
+            } else {
+                printf("ok   run: %s: %llu unaligned operands copied to aligned scratch\n", tn, done);
+                n_pass++;
+            }
         }
-    }
-    if (maxs >= 1537 && tb_kernel_in_list("run", klist)) {
-        /* Grids that fill tf32x3's tiles badly are split along K
-         * (kernels/run.cu): 1537^3 makes 169 tiles for 132 SMs. Counted on
-         * run-tf32x3 (the default path, also checked, may take wgmma, which
-         * never splits). Every transpose, unaligned
-         * operands (copied first) and aligned ones, beta 0 over NaN and
-         * beta != 0, alpha != 1; the results must be right, and all but
-         * the fourth split (81 tiles, it runs 64-row tiles whole); the
-         * last two are small outputs with a long K, cut into 26 and 32
-         * parts. */
-        tcase sp[] = {
-            {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-            {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
-            {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0f, 0.25f, FILL_WIDE, 0, 0},
-            {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
-            {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5f, -1.0f, FILL_UNIFORM, 0, 0},
-            {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0f, 0.0f, FILL_WIDE, 0, 0},
-        };
-        for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
-            run_case(&sp[i], "run");
-        const unsigned long long before = tb_run_split_count();
-        for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
-            run_case(&sp[i], "run-tf32x3");
-        const unsigned long long done = tb_run_split_count() - before;
-        if (done != 5) {
-            printf("FAIL run: %llu of the 5 badly filling grids were split along K\n", done);
-            n_fail++;
-        } else {
-            printf("ok   run: %llu of 5 badly filling grids split along K\n", done);
-            n_pass++;
+        if (counted && dt == TB_F32 && maxs >= 1537 && tb_kernel_in_list("run", klist)) {
+            /* Grids that fill tf32x3's tiles badly are split along K
+             * (kernels/run.cu): 1537^3 makes 169 tiles for 132 SMs. Counted on
+             * run-tf32x3 (the default path, also checked, may take wgmma, which
+             * never splits). Every transpose, unaligned
+             * operands (copied first) and aligned ones, beta 0 over NaN and
+             * beta != 0, alpha != 1; the results must be right, and all but
+             * the fourth split (81 tiles, it runs 64-row tiles whole); the
+             * last two are small outputs with a long K, cut into 26 and 32
+             * parts. */
+            tcase sp[] = {
+                {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, 0},
+                {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0, 0.25, FILL_WIDE, 0, 0, 0},
+                {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+                {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5, -1.0, FILL_UNIFORM, 0, 0, 0},
+                {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
+            };
+            for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+                run_case(&sp[i], "run");
+            const unsigned long long before = tb_run_split_count();
+            for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+                run_case(&sp[i], "run-tf32x3");
+            const unsigned long long done = tb_run_split_count() - before;
+            if (done != 5) {
+                printf("FAIL run: %llu of the 5 badly filling grids were split along K\n", done);
+                n_fail++;
+            } else {
+                printf("ok   run: %llu of 5 badly filling grids split along K\n", done);
+                n_pass++;
+            }
         }
-    }
-    if (!quick && maxs >= 1537) {
-        /* Grids of at least a quarter of a wave of 128 x 128 tiles, where the
-         * persistent wgmma kernel takes products (its supports()): edge
-         * tiles in m, n and K, every transpose, strides padded and bases
-         * off by one float, alpha/beta, beta 0 over NaN, inf/NaN planted,
-         * wide range, and more tiles than blocks (each block walks several
-         * tiles, its pipeline running on across them). */
-        tcase w[] = {
-            {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5f, 1.5f, FILL_UNIFORM, 0, 0},
-            {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0f, 0.25f, FILL_WIDE, 0, 0},
-            {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0f, 0.0f, FILL_UNIFORM, 1, 0},
-            {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0f, 0.0f, FILL_UNIFORM, 0, 0},
-            {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0f, -1.0f, FILL_UNIFORM, 0, 0},
-            /* Under a wave of tiles (36, 45 and 33), long K. */
-            {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0f, 0.5f, FILL_UNIFORM, 1, 0},
-            {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0f, 0.0f, FILL_WIDE, 0, 0},
-            {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5f, 1.0f, FILL_UNIFORM, 0, 0},
-        };
-        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-            run_case(&w[i], klist);
-    }
-    if (!quick && maxs >= 2049) {
-        /* One big product per layout family for the fast kernels' steady
-         * state: full tiles, many K slices, the pipeline wrapping around. */
-        tcase b1 = {2047, 2047, 2047, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_UNIFORM, 0, 0};
-        tcase b2 = {2049, 1531, 1029, 1, 1, 1, 3, 5, 1, 1.0f, 1.0f, FILL_UNIFORM, 0, 0};
-        tcase b3 = {1536, 2048, 2048, 1, 0, 0, 0, 0, 0, 1.0f, 0.0f, FILL_WIDE, 0, 0};
-        run_case(&b1, klist);
-        run_case(&b2, klist);
-        run_case(&b3, klist);
+        if (counted && dt == TB_F64 && maxs >= 1029 && tb_kernel_in_list("run", klist)) {
+            /* The fp64 split plans (tb_dsplit_parts) cut grids of 64-row
+             * tiles too: on the H200, 1025x1000x2051 (136 blocks of 64 x 128
+             * for 264 slots) in 3 parts, 1029x1025x1537 in 3, the small
+             * outputs with a long K in up to 32. Every transpose, unaligned
+             * operands and aligned ones, beta 0 over NaN and beta != 0,
+             * inf/NaN planted; each product that the plan splits must be
+             * split, and every result right. */
+            tcase sp[] = {
+                {1025, 1000, 2051, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64},
+                {640, 700, 3000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, TB_F64},
+                {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, TB_F64},
+                {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5, -1.0, FILL_WIDE, 0, 0, TB_F64},
+                {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64},
+                {1025, 1025, 8192, 0, 0, 0, 0, 0, 0, 2.0, 0.5, FILL_UNIFORM, 0, 0, TB_F64},
+            };
+            const int ncase = (int)(sizeof sp / sizeof sp[0]) - (quick ? 1 : 0);
+            unsigned long long want = 0;
+            for (int i = 0; i < ncase; i++)
+                want += tb_dsplit_parts(sp[i].m, sp[i].n, sp[i].k, sms) > 1;
+            for (int i = 0; i < ncase; i++)
+                run_case(&sp[i], "run");
+            const unsigned long long before = tb_run_split_count();
+            for (int i = 0; i < ncase; i++)
+                run_case(&sp[i], "run-dmma");
+            const unsigned long long done = tb_run_split_count() - before;
+            if (done != want) {
+                printf("FAIL run: fp64: %llu products split, %llu planned in parts\n",
+                       done, want);
+                n_fail++;
+            } else {
+                printf("ok   run: fp64: %llu products split along K (%llu planned, %d SMs)\n", done,
+                       want, sms);
+                n_pass++;
+            }
+        }
+        if (dt == TB_F32 && !quick && maxs >= 1537) {
+            /* Grids of at least a quarter of a wave of 128 x 128 tiles, where the
+             * persistent wgmma kernel takes products (its supports()): edge
+             * tiles in m, n and K, every transpose, strides padded and bases
+             * off by one float, alpha/beta, beta 0 over NaN, inf/NaN planted,
+             * wide range, and more tiles than blocks (each block walks several
+             * tiles, its pipeline running on across them). */
+            tcase w[] = {
+                {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, 0},
+                {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0, 0.25, FILL_WIDE, 0, 0, 0},
+                {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+                {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0, -1.0, FILL_UNIFORM, 0, 0, 0},
+                /* Under a wave of tiles (36, 45 and 33), long K. */
+                {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
+                {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
+                {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5, 1.0, FILL_UNIFORM, 0, 0, 0},
+            };
+            for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+                run_case(&w[i], klist);
+        }
+        if (!quick && maxs >= 2049) {
+            /* One big product per layout family for the fast kernels' steady
+             * state: full tiles, many K slices, the pipeline wrapping around. */
+            tcase b[] = {
+                {2047, 2047, 2047, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {2049, 1531, 1029, 1, 1, 1, 3, 5, 1, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0},
+                {1536, 2048, 2048, 1, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
+            };
+            for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+                run_as(b[i], dt, klist);
+        }
     }
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;

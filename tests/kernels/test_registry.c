@@ -1,8 +1,10 @@
 /* tests/kernels/test_registry.c - which kernel the registry gives each GPU
- * the library is built for, checked without a GPU: the properties of each
- * (compute capability, opt-in shared memory per block) go into the pure
- * tb_kernel_fits / tb_kernel_default_on, and the expected default kernel is
- * written out per GPU, not derived from the registry's own numbers. */
+ * the library is built for, for fp32 and for fp64, checked without a GPU:
+ * the properties of each (compute capability, opt-in shared memory per
+ * block) go into the pure tb_kernel_fits / tb_kernel_default_on /
+ * tb_kernel_default_for, and the expected default kernels are written out
+ * per GPU, not derived from the registry's own numbers. Also: the typed
+ * entry points never pick or launch a kernel of the other element type. */
 #include "tb_kernels.h"
 #include <stdio.h>
 #include <string.h>
@@ -24,24 +26,27 @@ static const struct gpu {
     const char *name;
     int major, minor, smem_optin;
     const char *want;          /* the default kernel for a large product */
+    const char *want64;        /* the same for fp64 */
 } gpus[] = {
-    {"A100", 8, 0, 163 * KIB, "tf32x3"},
-    {"A10", 8, 6, 99 * KIB, "warptile"},
-    {"RTX 3090", 8, 6, 99 * KIB, "warptile"},
-    {"L4", 8, 9, 99 * KIB, "warptile"},
-    {"L40S", 8, 9, 99 * KIB, "warptile"},
-    {"RTX 4090", 8, 9, 99 * KIB, "warptile"},
-    {"H100", 9, 0, 227 * KIB, "wgmma"},
-    {"H200", 9, 0, 227 * KIB, "wgmma"},
-    {"B200", 10, 0, 227 * KIB, "tf32x3"},
-    {"B300", 10, 3, 227 * KIB, "tf32x3"},
-    {"RTX 5090", 12, 0, 99 * KIB, "warptile"},
+    {"A100", 8, 0, 163 * KIB, "tf32x3", "dmma"},
+    {"A10", 8, 6, 99 * KIB, "warptile", "dtiled16"},
+    {"RTX 3090", 8, 6, 99 * KIB, "warptile", "dtiled16"},
+    {"L4", 8, 9, 99 * KIB, "warptile", "dtiled16"},
+    {"L40S", 8, 9, 99 * KIB, "warptile", "dtiled16"},
+    {"RTX 4090", 8, 9, 99 * KIB, "warptile", "dtiled16"},
+    {"H100", 9, 0, 227 * KIB, "wgmma", "dmma"},
+    {"H200", 9, 0, 227 * KIB, "wgmma", "dmma"},
+    {"B200", 10, 0, 227 * KIB, "tf32x3", "dmma"},
+    {"B300", 10, 3, 227 * KIB, "tf32x3", "dmma"},
+    {"RTX 5090", 12, 0, 99 * KIB, "warptile", "dtiled16"},
 };
 #define NGPUS ((int)(sizeof gpus / sizeof gpus[0]))
 
 static int is_wgmma(const tb_kernel_info *k) { return strncmp(k->name, "wgmma", 5) == 0; }
 
 static int is_tf32(const tb_kernel_info *k) { return strncmp(k->name, "tf32", 4) == 0; }
+
+static int is_dmma(const tb_kernel_info *k) { return strncmp(k->name, "dmma", 4) == 0; }
 
 int main(void)
 {
@@ -59,9 +64,26 @@ int main(void)
         CHECK(k->smem > 0 && k->smem <= 227 * KIB, "%s: smem %d", k->name, k->smem);
         /* Over 48 KB per block only as dynamic shared memory, which only
          * the cp.async and wgmma kernels take. */
-        CHECK(k->smem <= 48 * KIB || is_tf32(k) || is_wgmma(k), "%s: smem %d", k->name, k->smem);
+        CHECK(k->smem <= 48 * KIB || is_tf32(k) || is_wgmma(k) || is_dmma(k), "%s: smem %d",
+              k->name, k->smem);
+        /* Each entry has the launcher of its type and not the other. */
+        CHECK(k->dtype == TB_F64 ? k->dlaunch && !k->launch && !k->supports
+                                 : k->dtype == TB_F32 && k->launch && !k->dlaunch && !k->dsupports,
+              "%s: dtype %d with the wrong launcher", k->name, (int)k->dtype);
+        CHECK((k->dtype == TB_F64) == (k->name[0] == 'd'), "%s: fp64 names start with d", k->name);
     }
+    const tb_kernel_info *dseed = tb_kernel_by_name("dtiled16");
+    CHECK(dseed && dseed->dtype == TB_F64, "no fp64 seed kernel dtiled16");
+    for (int i = 0; dseed && i < nk; i++)   /* the fp64 seed is the first fp64 entry */
+        if (ks[i].dtype == TB_F64) {
+            CHECK(&ks[i] == dseed, "the first fp64 entry is %s", ks[i].name);
+            break;
+        }
 
+    const tb_kernel_info *dmma = tb_kernel_by_name("dmma");
+    CHECK(dmma && dmma->smem == 160 * KIB, "dmma takes 160 KiB");
+    if (!dmma)
+        return 1;
     printf("%-9s %-5s %-8s %s\n", "GPU", "cc", "smem", "default");
     for (int g = 0; g < NGPUS; g++) {
         const struct gpu *G = &gpus[g];
@@ -75,9 +97,19 @@ int main(void)
               "%s: the default does not fit", G->name);
         CHECK(tb_kernel_fits(seed, G->major, G->minor, G->smem_optin), "%s: no seed kernel",
               G->name);
+        CHECK(def && def->dtype == TB_F32, "%s: the fp32 default is not fp32", G->name);
+        const tb_kernel_info *d64 = tb_kernel_default_for(TB_F64, G->major, G->minor, G->smem_optin);
+        printf("%-9s %d.%-3d %3d KiB  %s (fp64)\n", G->name, G->major, G->minor,
+               G->smem_optin / KIB, d64 ? d64->name : "(none)");
+        CHECK(d64 && strcmp(d64->name, G->want64) == 0, "%s: fp64 default %s, want %s", G->name,
+              d64 ? d64->name : "(none)", G->want64);
+        CHECK(d64 && d64->dtype == TB_F64 && d64->rank >= 0, "%s: fp64 default", G->name);
+        CHECK(tb_kernel_default_for(TB_F32, G->major, G->minor, G->smem_optin) == def,
+              "%s: tb_kernel_default_for(TB_F32) is not tb_kernel_default_on", G->name);
         const int hopper = G->major == 9 && G->minor == 0;
-        /* 144 KiB: the 4-stage pipeline of 128-row tiles. */
+        /* 144 KiB: the 4-stage pipeline of 128-row tiles; 160 KiB: dmma's. */
         const int tf32_room = G->smem_optin >= 144 * KIB;
+        const int dmma_room = G->smem_optin >= 160 * KIB;
         for (int i = 0; i < nk; i++) {
             const tb_kernel_info *k = &ks[i];
             const int fits = tb_kernel_fits(k, G->major, G->minor, G->smem_optin);
@@ -86,6 +118,9 @@ int main(void)
             else if (is_tf32(k))
                 CHECK(fits == tf32_room, "%s: %s %s", G->name, k->name,
                       fits ? "fits" : "does not fit");
+            else if (is_dmma(k))   /* dmma, dmma-884: 160 KiB; the others their own */
+                CHECK(fits == (k->smem == dmma->smem ? dmma_room : G->smem_optin >= k->smem),
+                      "%s: %s %s", G->name, k->name, fits ? "fits" : "does not fit");
             else
                 CHECK(fits, "%s: %s does not fit", G->name, k->name);
         }
@@ -101,6 +136,12 @@ int main(void)
     CHECK(d && strcmp(d->name, "warptile") == 0, "8.0 with 144 KiB - 1: %s", d ? d->name : "(none)");
     CHECK(tb_kernel_default_on(7, 5, 64 * KIB) == NULL, "7.5 (T4): a kernel, but no code for it");
     CHECK(wgmma && !tb_kernel_fits(wgmma, 9, 1, 227 * KIB), "wgmma on 9.1");
+    CHECK(dmma && tb_kernel_fits(dmma, 8, 0, dmma->smem), "dmma at its exact need");
+    CHECK(dmma && !tb_kernel_fits(dmma, 8, 0, dmma->smem - 1), "dmma one byte short");
+    d = tb_kernel_default_for(TB_F64, 8, 0, 160 * KIB - 1);
+    CHECK(d && strcmp(d->name, "dtiled16") == 0, "8.0 with 160 KiB - 1, fp64: %s",
+          d ? d->name : "(none)");
+    CHECK(tb_kernel_default_for(TB_F64, 7, 5, 64 * KIB) == NULL, "7.5, fp64");
 
     /* A small product takes the seed kernel without asking the device; a
      * large one, without a device to ask, the seed kernel too, and with one
@@ -122,6 +163,50 @@ int main(void)
         CHECK(p == seed && q == seed, "no device: %s, %s", p->name, q->name);
         CHECK(!tb_kernel_fits_here(seed), "no device, yet the seed kernel fits");
     }
+
+    /* The same for fp64, and through src/'s generic tb_gemm. */
+    tb_dgemm_args dsmall = {256, 256, 256, 0, 0, 1.0, 0.0, NULL, 256, NULL, 256, NULL, 256};
+    tb_dgemm_args dlarge = {4096, 4096, 4096, 0, 0, 1.0, 0.0, NULL, 4096, NULL, 4096, NULL, 4096};
+    CHECK(tb_dkernel_pick(&dsmall) == dseed, "small fp64 product: %s", tb_dkernel_pick(&dsmall)->name);
+    const tb_kernel_info *dp = tb_dkernel_pick(&dlarge), *dq = tb_dkernel_pick_no_scratch(&dlarge);
+    CHECK(dp->dtype == TB_F64 && dq->dtype == TB_F64 && !dq->takes_scratch, "fp64 picks %s, %s",
+          dp->name, dq->name);
+    if (have) {
+        printf("this device, fp64: picks %s (%s without scratch)\n", dp->name, dq->name);
+        CHECK(tb_kernel_fits_here(dp), "%s: tb_kernel_fits_here", dp->name);
+    } else {
+        cudaGetLastError();
+        CHECK(dp == dseed && dq == dseed, "no device, fp64: %s, %s", dp->name, dq->name);
+    }
+    tb_gemm gs = {TB_F32, 4096, 4096, 4096, 0, 0, 1.0, 0.0, NULL, 4096, NULL, 4096, NULL, 4096};
+    tb_gemm gd = gs;
+    gd.dtype = TB_F64;
+    CHECK(tb_dtype_size(TB_F32) == 4 && tb_dtype_size(TB_F64) == 8, "tb_dtype_size");
+    CHECK(tb_kernel_choose(&gs, 1) == p && tb_kernel_choose(&gs, 0) == q, "tb_kernel_choose fp32");
+    CHECK(tb_kernel_choose(&gd, 1) == dp && tb_kernel_choose(&gd, 0) == dq, "tb_kernel_choose fp64");
+    gs.m = gs.n = gs.k = gd.m = gd.n = gd.k = 64;
+    CHECK(tb_kernel_choose(&gs, 1) == seed && tb_kernel_choose(&gd, 1) == dseed,
+          "tb_kernel_choose, small products");
+    /* A kernel of the other type is never accepted nor launched (these
+     * return before any CUDA call). */
+    CHECK(!tb_kernel_accepts(dseed, &gs) && !tb_kernel_accepts(seed, &gd), "tb_kernel_accepts");
+    CHECK(tb_gemm_launch(&gs, dseed, 0, 0) == cudaErrorInvalidValue &&
+              tb_gemm_launch(&gd, seed, 1, 0) == cudaErrorInvalidValue,
+          "tb_gemm_launch with a kernel of the other type");
+    tb_gemm_args sa = {64, 64, 64, 0, 0, 1.0f, 0.0f, NULL, 64, NULL, 64, NULL, 64};
+    tb_dgemm_args da = {64, 64, 64, 0, 0, 1.0, 0.0, NULL, 64, NULL, 64, NULL, 64};
+    CHECK(tb_gemm_run(&sa, dseed, 0) == cudaErrorInvalidValue &&
+              tb_dgemm_run(&da, seed, 0) == cudaErrorInvalidValue,
+          "tb_gemm_run / tb_dgemm_run with a kernel of the other type");
+    /* The split plans of the fp64 run (kernels/run.cu), on the H200's 132
+     * SMs: full grids stay whole, badly filled ones are cut. */
+    CHECK(tb_dsplit_parts(4096, 4096, 4096, 132) == 1 && tb_dsplit_parts(8192, 8192, 8192, 132) == 1,
+          "fp64: full grids are not split");
+    CHECK(tb_dsplit_parts(1025, 1025, 8192, 132) == 5, "fp64 1025x1025x8192: %d parts",
+          tb_dsplit_parts(1025, 1025, 8192, 132));
+    CHECK(tb_dsplit_parts(768, 768, 16384, 132) == 11, "fp64 768x768x16384: %d parts",
+          tb_dsplit_parts(768, 768, 16384, 132));
+    CHECK(tb_dsplit_parts(512, 512, 512, 132) == 1, "fp64 512^3: below the threshold");
     printf("test_registry: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

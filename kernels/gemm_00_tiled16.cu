@@ -1,7 +1,8 @@
-/* kernels/sgemm_00_tiled16.cu - the seed kernel, kept as the readable
+/* kernels/gemm_00_tiled16.cu - the seed kernel, kept as the readable
  * reference: one thread per element of C, BLOCK x BLOCK thread blocks, a phase
- * loop over K through shared memory. Every faster kernel is checked against
- * the same float64 reference as this one; this one is never tuned. */
+ * loop over K through shared memory. One template body for float ("tiled16")
+ * and double ("dtiled16"); every faster kernel of either type is checked
+ * against the same host reference as this one; this one is never tuned. */
 #include "tb_kernels.h"
 
 #define BLOCK 16
@@ -9,7 +10,8 @@
 /* Element (i, p) of op(X), where X is row-major with stride ld. Reading the
  * transposed operand here, in the tile load, is what lets every layout and
  * transpose run without a host-side copy. */
-__device__ __forceinline__ float tb_op(const float *X, size_t ld, int trans, int i, int p)
+template <typename T>
+__device__ __forceinline__ T tb_op(const T *X, size_t ld, int trans, int i, int p)
 {
     return trans ? X[(size_t)p * ld + i] : X[(size_t)i * ld + p];
 }
@@ -23,25 +25,28 @@ __device__ __forceinline__ float tb_op(const float *X, size_t ld, int trans, int
  * panel at columns ph*BLOCK.. and the tile of B's column panel at rows
  * ph*BLOCK.. into shared memory, each thread loading one element of each, then
  * every thread combines row ty of the A tile with column tx of the B tile.
+ * T is the element type (float or double), Args the matching tb_gemm_args or
+ * tb_dgemm_args.
  */
-__global__ void tb_tiled16_kernel(tb_gemm_args g)
+template <typename T, typename Args>
+__global__ void tb_tiled16_kernel(Args g)
 {
-    __shared__ float As[BLOCK][BLOCK];
-    __shared__ float Bs[BLOCK][BLOCK];
+    __shared__ T As[BLOCK][BLOCK];
+    __shared__ T Bs[BLOCK][BLOCK];
 
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int row = blockIdx.y * BLOCK + ty;
     const int col = blockIdx.x * BLOCK + tx;
     const int phases = (g.k + BLOCK - 1) / BLOCK;
 
-    float sum = 0.0f;
+    T sum = 0;
     for (int ph = 0; ph < phases; ph++) {
         const int a_col = ph * BLOCK + tx;   /* column of A this thread loads */
         const int b_row = ph * BLOCK + ty;   /* row of B this thread loads    */
         /* Ragged edges: a thread whose element lies outside the matrix loads
          * a zero, so the product below needs no bounds test of its own. */
-        As[ty][tx] = (row < g.m && a_col < g.k) ? tb_op(g.A, g.lda, g.transa, row, a_col) : 0.0f;
-        Bs[ty][tx] = (b_row < g.k && col < g.n) ? tb_op(g.B, g.ldb, g.transb, b_row, col) : 0.0f;
+        As[ty][tx] = (row < g.m && a_col < g.k) ? tb_op(g.A, g.lda, g.transa, row, a_col) : T(0);
+        Bs[ty][tx] = (b_row < g.k && col < g.n) ? tb_op(g.B, g.ldb, g.transb, b_row, col) : T(0);
         /* Barrier 1: no thread may read the tiles before all of them are in. */
         __syncthreads();
         for (int p = 0; p < BLOCK; p++)
@@ -52,23 +57,34 @@ __global__ void tb_tiled16_kernel(tb_gemm_args g)
     }
 
     if (row < g.m && col < g.n) {
-        float *c = &g.C[(size_t)row * g.ldc + col];
+        T *c = &g.C[(size_t)row * g.ldc + col];
         /* beta == 0: C is write-only, so NaN or garbage in C cannot leak. */
-        *c = (g.beta == 0.0f) ? g.alpha * sum : g.alpha * sum + g.beta * *c;
+        *c = (g.beta == T(0)) ? g.alpha * sum : g.alpha * sum + g.beta * *c;
     }
 }
 
-extern "C" cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream)
+template <typename T, typename Args>
+static cudaError_t tb_tiled16_launch(const Args *args, cudaStream_t stream)
 {
     if (args->m <= 0 || args->n <= 0)
         return cudaSuccess;
-    tb_gemm_args g = *args;
-    if (g.alpha == 0.0f)
+    Args g = *args;
+    if (g.alpha == T(0))
         g.k = 0;              /* BLAS: alpha == 0 never reads A or B */
     dim3 threads(BLOCK, BLOCK);
     dim3 blocks((g.n + BLOCK - 1) / BLOCK, (g.m + BLOCK - 1) / BLOCK);
     if (blocks.y > 65535u)
         return cudaErrorInvalidConfiguration;   /* m > 1048560: caller falls back */
-    tb_tiled16_kernel<<<blocks, threads, 0, stream>>>(g);
+    tb_tiled16_kernel<T, Args><<<blocks, threads, 0, stream>>>(g);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream)
+{
+    return tb_tiled16_launch<float>(args, stream);
+}
+
+extern "C" cudaError_t tb_launch_dtiled16(const tb_dgemm_args *args, cudaStream_t stream)
+{
+    return tb_tiled16_launch<double>(args, stream);
 }
