@@ -15,7 +15,7 @@
 #   TB_SWITCH_SHAPES: step switch's shapes;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
-#          switch (xscblat3 runs xdcblat3 too)
+#          switch startup (xscblat3 runs xdcblat3 too)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
@@ -111,6 +111,19 @@ for learn in on off; do
     echo "auto, learning $learn: the shim's calls went $(grep -c ' -> gpu ' "$out/cpuroute-auto-learn-$learn.err") to the GPU, $(grep -c ' -> cpu ' "$out/cpuroute-auto-learn-$learn.err") to the CPU"
 done
 
+fi
+if want startup; then
+step "start-up: short programs as whole processes, OpenBLAS alone against the preload (cached rates, first run)"
+bash "$root/scripts/startup.sh" $TBLIB $B/bench_startup --rounds 5 \
+    --programs 2048x3,1024x10,2048x30,8192x1,2048x3:double,4096x1:double 2>&1 | tee "$out/startup.txt"
+echo "-- exit while the GPU starts: 20 processes of one 2048^3 call each, empty cache, and 20 forking"
+bad=0
+for i in $(seq 20); do
+    rm -rf /tmp/tb-empty
+    TILEDBLAS_CACHE_DIR=/tmp/tb-empty LD_PRELOAD=$TBLIB timeout 30 $B/bench_startup 2048 1 >/dev/null 2>&1 || bad=$((bad + 1))
+    LD_PRELOAD=$TBLIB timeout 60 $B/tests/sgemm_check --calls 6 --min-dim 600 --max-dim 900 --fork >/dev/null 2>&1 || bad=$((bad + 1))
+done
+echo "exit and fork during the start: $bad of 40 processes failed or hung"
 fi
 if want e2e; then
 step "end to end: one call through the shim (forced GPU) against OpenBLAS SkylakeX, 16 threads"

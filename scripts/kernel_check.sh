@@ -72,13 +72,14 @@ fi
 "$B/test_registry" > "$OUT/test_registry.log" 2>&1
 echo "test_registry: exit $?; $(tail -1 "$OUT/test_registry.log")"
 
-# The kernels of the chosen element type (registry names; fp64 ones start with d).
+# The kernels under compute-sanitizer by default, and the benchmark's type
+# (bench_kernels runs one type at a time; DTYPE=all benchmarks fp32).
 case $DTYPE in
-    double) kl=dtiled16,dmma,dmma-884,run; san_default=dmma,dmma-884; bench_dtype=double ;;
-    all) kl=; san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884; bench_dtype=float ;;
-    *) kl=; san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple; bench_dtype=float ;;
+    double) san_default=dtiled16,dmma,dmma-884,dmma-k16,run-dmma; bench_dtype=double ;;
+    all) san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884,dmma-k16; bench_dtype=float ;;
+    *) san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple; bench_dtype=float ;;
 esac
-targs="--dtype $DTYPE ${kl:+--kernels $kl}"
+targs="--dtype $DTYPE"
 
 step "SASS of the tensor-core kernels (instruction counts)"
 if command -v cuobjdump > /dev/null; then

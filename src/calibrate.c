@@ -2,10 +2,14 @@
  *
  * The built-in rates (costmodel.c) are the H200 machine's. Anywhere else -
  * another GPU, a slower PCIe link, fewer cores, another CPU BLAS - they send
- * calls the wrong way. So on the first call that may go to the GPU, auto
- * mode reads this machine's rates from the user's cache directory, or, when
- * there are none yet, measures them (about 1.1 s on the H200 machine, once
- * per machine) and caches them. `tiledblas calibrate` measures again on request.
+ * calls the wrong way. So once CUDA has started (on start.c's thread, while
+ * the program's calls go on on the CPU BLAS), auto mode reads this
+ * machine's rates from the user's cache directory. When none are cached it
+ * measures what it can without touching the CPU BLAS or the copy threads,
+ * which the program is using at that moment: the kernels on device buffers
+ * and the GPU's per-call cost; the rest stays built in, each shape class's
+ * own calls correct the estimates (policy.c), and nothing is cached.
+ * `tiledblas calibrate` measures everything below and caches it.
  *
  * What is measured, each through the path real calls take (the GPU first,
  * once OpenBLAS's threads are idle, then the CPU BLAS):
@@ -53,6 +57,9 @@ static tb_rates tb_cal_rates;            /* published once measured or read  */
 static char tb_cal_source[1200] = "built in (H200 machine); measured on the first GPU call";
 
 /* ---- the measurement ------------------------------------------------------ */
+
+/* GPU side only, for the start thread (see the top of the file). */
+static int tb_calibrate_measure_gpu(tb_rates *r, const char **why);
 
 static tb_problem tb_prob(int m, int n, int k, float beta, const float *A, const float *B,
                           float *C)
@@ -377,6 +384,33 @@ out:
     return rc;
 }
 
+static int tb_calibrate_measure_gpu(tb_rates *r, const char **why)
+{
+    *r = *tb_rates_builtin();
+    float *A = calloc(64 * 64, sizeof(float)), *B = calloc(64 * 64, sizeof(float));
+    float *C = calloc(64 * 64, sizeof(float));
+    int rc = -1;
+    *why = "a GPU call failed";
+    if (A && B && C) {
+        const tb_problem tiny = tb_prob(64, 64, 64, 0.0f, A, B, C);
+        const double t_tiny = tb_time(&tiny, 9, 1);
+        const double t32 = t_tiny > 0 ? tb_time_kernel(TB_F32, 1024, 4096, 4096) : -1;
+        const double t64 = t32 > 0 ? tb_time_kernel(TB_F64, 1024, 4096, 4096) : -1;
+        if (t64 > 0) {
+            TB_KEEP(r, gpu_fixed_s, t_tiny);
+            TB_KEEP(r, gpu_flops, 2.0 * 1024 * 4096 * 4096 / t32);
+            TB_KEEP(r, dp_gpu_flops, 2.0 * 1024 * 4096 * 4096 / t64);
+            rc = 0;
+        }
+    } else {
+        *why = "out of host memory";
+    }
+    free(A);
+    free(B);
+    free(C);
+    return rc;
+}
+
 /* ---- first use ------------------------------------------------------------ */
 
 int tb_rates_final(void)
@@ -420,8 +454,9 @@ static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
         snprintf(buf + n, len - n, "%s", grid);
 }
 
-/* Measure, save, publish; the lock is held. force: do not read the cache. */
-static int tb_cal_locked(int force, char *report, size_t rlen)
+/* Measure, save, publish; the lock is held. force: do not read the cache;
+ * gpu_only: measure the GPU side alone and save nothing. */
+static int tb_cal_locked(int force, int gpu_only, char *report, size_t rlen)
 {
     const tb_settings *s = tb_settings_get();
     char path[1100], key[2048], line[800];
@@ -433,6 +468,19 @@ static int tb_cal_locked(int force, char *report, size_t rlen)
     } else if (s->fault != TB_STAGE_NONE) {
         snprintf(tb_cal_source, sizeof tb_cal_source, "built in (not measured while %s is set)",
                  TB_ENV_FAULT);
+    } else if (gpu_only) {
+        const char *why = "";
+        double t0 = tb_now();
+        tb_rates r;
+        if (tb_calibrate_measure_gpu(&r, &why) == 0) {
+            tb_cal_rates = r;
+            changed = 1;
+            snprintf(tb_cal_source, sizeof tb_cal_source, "the GPU's measured by this process in "
+                     "%.0f ms, copies and CPU BLAS built in (none cached: `tiledblas calibrate` "
+                     "measures all and caches them)", (tb_now() - t0) * 1e3);
+        } else {
+            snprintf(tb_cal_source, sizeof tb_cal_source, "built in (measuring failed: %s)", why);
+        }
     } else {
         const char *why = "";
         double t0 = tb_now();
@@ -464,8 +512,10 @@ int tb_calibrate_ensure(void)
         return 0;
     pthread_mutex_lock(&tb_cal_lock);
     int changed = 0;
-    if (!__atomic_load_n(&tb_cal_done, __ATOMIC_ACQUIRE))
-        changed = tb_cal_locked(tb_settings_get()->calibrate == TB_CAL_FORCE, NULL, 0);
+    if (!__atomic_load_n(&tb_cal_done, __ATOMIC_ACQUIRE)) {
+        const int force = tb_settings_get()->calibrate == TB_CAL_FORCE;
+        changed = tb_cal_locked(force, !force, NULL, 0);
+    }
     pthread_mutex_unlock(&tb_cal_lock);
     return changed;
 }
@@ -497,7 +547,7 @@ void tb_calibration_describe(char *buf, size_t len)
 int tb_calibrate_now(char *report, size_t len)
 {
     pthread_mutex_lock(&tb_cal_lock);
-    tb_cal_locked(1, report, len);
+    tb_cal_locked(1, 0, report, len);
     int measured = strncmp(tb_cal_source, "measured", 8) == 0;
     pthread_mutex_unlock(&tb_cal_lock);
     return measured ? 0 : -1;

@@ -1,15 +1,18 @@
-/* src/gpu.c - the CUDA lifecycle of the GPU path: CUDA started on the first
- * call that may use it (never in a constructor), kept off after fork(),
- * turned off after unrecoverable failures; the lanes that calls take, and
- * their device buffers, kept and reused within a memory cap. It moves no
- * data and launches nothing: staging.c and pipeline.c do. */
+/* src/gpu.c - the CUDA lifecycle of the GPU path: CUDA started when a call
+ * first may use it (never in a constructor; in auto mode on start.c's
+ * thread), kept off after fork(), turned off after unrecoverable failures;
+ * the lanes that calls take, and their device buffers, kept and reused
+ * within a memory cap. It moves no data and launches nothing: staging.c and
+ * pipeline.c do. */
 #define _GNU_SOURCE
 #include "tb_gpu.h"
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-typedef enum { TB_GPU_UNTRIED = 0, TB_GPU_READY, TB_GPU_DEAD } tb_gpu_state_t;
+typedef enum { TB_GPU_UNTRIED = 0, TB_GPU_STARTING, TB_GPU_READY, TB_GPU_DEAD } tb_gpu_state_t;
 
 enum { TB_MAX_LANES = 8 };
 
@@ -17,6 +20,7 @@ enum { TB_MAX_LANES = 8 };
  * failure count. A lane's own fields belong to the call that holds it. */
 static pthread_mutex_t tb_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t tb_lane_free = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t tb_gpu_started = PTHREAD_COND_INITIALIZER;   /* STARTING ended */
 static tb_gpu_state_t tb_gpu_state;
 static tb_reason tb_gpu_why = TB_WHY_NO_GPU;
 static char tb_gpu_detail_text[160] = "not started";
@@ -82,21 +86,48 @@ static cudaError_t tb_gpu_create(void)
     return tb_lane_create(&tb_lanes[0]);
 }
 
-/* Starts CUDA. Called under the lock, once. */
+/* Why there is no usable device, in words: the driver missing (checked
+ * before CUDA is asked: its error for that says the driver is "insufficient"),
+ * no device, the device busy, or CUDA's own error text. */
+static const char *tb_no_device_text(cudaError_t e, int count)
+{
+    if (e == cudaErrorInsufficientDriver)
+        return "the NVIDIA driver is older than the CUDA this library was built with";
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
+        return "no CUDA device";
+    if (e == cudaErrorDevicesUnavailable)
+        return "the GPU is busy or unavailable (exclusive-process or prohibited compute mode)";
+    if (e == cudaSuccess)
+        return "TILEDBLAS_DEVICE is past the last device";
+    return cudaGetErrorString(e);
+}
+
+/* Whether an NVIDIA driver is there to start: its device node, else its
+ * library loads (a miss costs a path search, so a machine without a GPU
+ * learns it on the calling thread, with no thread started; where the node
+ * exists, CUDA loads the library anyway). */
+static int tb_gpu_driver_present(void)
+{
+    return access("/dev/nvidiactl", F_OK) == 0 || dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+}
+
+/* Starts CUDA. Called under the lock, once; state is UNTRIED or STARTING. */
 static void tb_gpu_init(void)
 {
     const tb_settings *s = tb_settings_get();
     int count = 0;
-    cudaError_t e = s->fault == TB_STAGE_INIT ? cudaErrorUnknown : cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0 || s->device >= count) {
-        const char *msg = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-        if (s->fault == TB_STAGE_INIT)
-            msg = "injected by TILEDBLAS_FAULT=init";
-        else if (e == cudaSuccess && count > 0)
-            msg = "TILEDBLAS_DEVICE is past the last device";
+    cudaError_t e = cudaSuccess;
+    const char *msg = NULL;
+    if (s->fault == TB_STAGE_INIT)
+        msg = "injected by TILEDBLAS_FAULT=init";
+    else if (!tb_gpu_driver_present())
+        msg = "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
+    else if ((e = cudaGetDeviceCount(&count)) != cudaSuccess || count == 0 || s->device >= count)
+        msg = tb_no_device_text(e, count);
+    if (msg) {
         cudaGetLastError();
-        tb_gpu_disable(TB_WHY_NO_GPU);
         snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "%s", msg);
+        tb_gpu_disable(TB_WHY_NO_GPU);
         return;
     }
     if ((e = tb_gpu_create()) != cudaSuccess) {
@@ -105,10 +136,56 @@ static void tb_gpu_init(void)
         tb_gpu_disable(TB_WHY_GPU_INIT_FAILED);
         return;
     }
-    /* Only a parent that started CUDA must keep its children off it. */
-    pthread_atfork(NULL, NULL, tb_gpu_forked_child);
-    __atomic_store_n(&tb_gpu_state, TB_GPU_READY, __ATOMIC_RELEASE);
     snprintf(tb_gpu_detail_text, sizeof tb_gpu_detail_text, "ready");
+    __atomic_store_n(&tb_gpu_state, TB_GPU_READY, __ATOMIC_RELEASE);
+}
+
+/* Only a parent that started (or is starting) CUDA must keep its children
+ * off it. Under the lock. */
+static void tb_gpu_mark_started(void)
+{
+    static int registered;
+    if (!registered) {
+        registered = 1;
+        pthread_atfork(NULL, NULL, tb_gpu_forked_child);
+    }
+}
+
+int tb_gpu_begin(void)
+{
+    if (tb_gpu_in_child)
+        return 0;
+    pthread_mutex_lock(&tb_gpu_lock);
+    int mine = tb_gpu_state == TB_GPU_UNTRIED;
+    if (mine && !tb_gpu_driver_present()) {
+        tb_gpu_init();      /* fails at once, saying why: nothing to start in the background */
+        mine = 0;
+    } else if (mine) {
+        tb_gpu_mark_started();
+        __atomic_store_n(&tb_gpu_state, TB_GPU_STARTING, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&tb_gpu_lock);
+    return mine;
+}
+
+void tb_gpu_start(void)
+{
+    pthread_mutex_lock(&tb_gpu_lock);
+    if (tb_gpu_state == TB_GPU_STARTING)
+        tb_gpu_init();
+    pthread_cond_broadcast(&tb_gpu_started);
+    pthread_mutex_unlock(&tb_gpu_lock);
+}
+
+int tb_gpu_state_now(tb_reason *why)
+{
+    if (tb_gpu_in_child) {
+        *why = TB_WHY_AFTER_FORK;
+        return -1;
+    }
+    const tb_gpu_state_t st = __atomic_load_n(&tb_gpu_state, __ATOMIC_ACQUIRE);
+    *why = __atomic_load_n(&tb_gpu_why, __ATOMIC_RELAXED);
+    return st == TB_GPU_READY ? 1 : st == TB_GPU_DEAD ? -1 : 0;
 }
 
 const char *tb_gpu_detail(void)
@@ -123,8 +200,12 @@ int tb_gpu_available(tb_reason *why)
         return 0;
     }
     pthread_mutex_lock(&tb_gpu_lock);
-    if (tb_gpu_state == TB_GPU_UNTRIED)
+    if (tb_gpu_state == TB_GPU_UNTRIED) {
+        tb_gpu_mark_started();
         tb_gpu_init();
+    }
+    while (tb_gpu_state == TB_GPU_STARTING)     /* start.c's thread is at it */
+        pthread_cond_wait(&tb_gpu_started, &tb_gpu_lock);
     int ok = tb_gpu_state == TB_GPU_READY;
     *why = tb_gpu_why;
     pthread_mutex_unlock(&tb_gpu_lock);
@@ -300,8 +381,9 @@ int tb_gpu_describe_if_started(char *buf, size_t len)
         return 0;
     }
     tb_gpu_state_t st = __atomic_load_n(&tb_gpu_state, __ATOMIC_ACQUIRE);
-    if (st == TB_GPU_UNTRIED) {
-        snprintf(buf, len, "not started (no call was eligible for the GPU)");
+    if (st == TB_GPU_UNTRIED || st == TB_GPU_STARTING) {
+        snprintf(buf, len, st == TB_GPU_UNTRIED ? "not started (no call was eligible for the GPU)"
+                                                : "not started (starting)");
         return 0;
     }
     if (st == TB_GPU_DEAD) {

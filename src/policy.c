@@ -246,6 +246,31 @@ static void tb_say_unavailable(tb_reason why, tb_mode mode)
                      tb_reason_name(why), tb_gpu_detail());
 }
 
+/* Auto mode, a call the GPU may take: CUDA starts in the background on
+ * the first one (start.c), and calls run on the CPU BLAS until the GPU and
+ * the rates are ready (gpu-starting). A call that the model puts on the GPU
+ * by more than what is left of the start waits for it instead (one 8192^3
+ * call: about 0.25 s to wait plus 30 ms against a second on the CPU). */
+static tb_decision tb_decide_auto(const tb_problem *p, tb_decision d)
+{
+    tb_reason why;
+    double left = 0.0;
+    const int final = tb_rates_final();
+    tb_gpu_poll_t st = tb_gpu_poll(&why, &left);
+    if (st == TB_GPU_POLL_STARTING && d.route == TB_ROUTE_GPU && d.pred_cpu_s > left + d.pred_gpu_s)
+        st = tb_gpu_wait(left, &why);
+    if (st == TB_GPU_POLL_NONE) {
+        tb_say_unavailable(why, TB_MODE_AUTO);
+        return tb_cpu(why);   /* no predicted times: there is no GPU to predict */
+    }
+    if (st == TB_GPU_POLL_STARTING) {
+        d.route = TB_ROUTE_CPU;
+        d.reason = TB_WHY_GPU_STARTING;
+        return d;
+    }
+    return final ? d : tb_weigh(p);   /* this machine's rates arrived: weigh again */
+}
+
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
 {
     const tb_settings *s = tb_settings_get();
@@ -255,24 +280,23 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         return tb_cpu(TB_WHY_NO_OP);
     if (!tb_in_scope(c, s->scope))
         return tb_cpu(TB_WHY_SCOPE);
-    tb_decision d = {.route = TB_ROUTE_GPU, .reason = s->mode == TB_MODE_GPU ? TB_WHY_FORCED : TB_WHY_VERIFY};
     if (s->mode == TB_MODE_AUTO) {
         if ((double)p->m * p->n * p->k < s->threshold)
             return tb_cpu(TB_WHY_SMALL);
-        d = tb_weigh(p);
+        tb_decision d = tb_weigh(p);
+        /* Calls the GPU would not take never start CUDA. */
         if (d.route == TB_ROUTE_CPU &&
             (tb_rates_final() || d.pred_gpu_s > TB_NO_START_FACTOR * d.pred_cpu_s))
             return d;
+        return tb_decide_auto(p, d);
     }
-    /* Only now may CUDA start: calls the GPU would not take never pay for it. */
+    /* Forced and verify modes want the GPU from the first call: CUDA starts
+     * on this thread (or this waits for a start under way). */
     tb_reason why;
     if (!tb_gpu_available(&why)) {
         tb_say_unavailable(why, s->mode);
-        return tb_cpu(why);   /* no predicted times: there is no GPU to predict */
+        return tb_cpu(why);
     }
-    /* The first call the GPU might take: this machine's rates (from the
-     * cache, or measured once), then the decision again. */
-    if (s->mode == TB_MODE_AUTO && !tb_rates_final() && tb_calibrate_ensure())
-        d = tb_weigh(p);
-    return d;
+    return (tb_decision){.route = TB_ROUTE_GPU,
+                         .reason = s->mode == TB_MODE_GPU ? TB_WHY_FORCED : TB_WHY_VERIFY};
 }

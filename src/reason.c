@@ -26,6 +26,7 @@ static const char *const tb_reason_names[TB_WHY_COUNT] = {
     [TB_WHY_GPU_DISABLED] = "gpu-disabled",
     [TB_WHY_AFTER_FORK] = "after-fork",
     [TB_WHY_GPU_FAILED] = "gpu-failed",
+    [TB_WHY_GPU_STARTING] = "gpu-starting",
 };
 
 const char *tb_reason_name(tb_reason why)

@@ -182,6 +182,7 @@ typedef enum {
     TB_WHY_GPU_DISABLED,      /* off for this process after failures              */
     TB_WHY_AFTER_FORK,        /* a child of a parent that had started CUDA        */
     TB_WHY_GPU_FAILED,        /* the GPU failed at a stage; the CPU completed it  */
+    TB_WHY_GPU_STARTING,      /* auto mode: CUDA is starting in the background    */
     TB_WHY_COUNT
 } tb_reason;
 
@@ -289,10 +290,13 @@ TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
 
 
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
-/* Makes the rates final: this machine's cached rates, or a short measurement
- * (about 1.1 s) saved to the cache, or the built-in ones (TILEDBLAS_CALIBRATE
- * =off, or the measurement failed). Needs the GPU started; thread-safe, runs
- * once. Returns 1 when the rates changed (predict again). */
+/* Makes the rates final: this machine's cached rates, or the GPU's own
+ * measured (the kernels and the per-call cost, about 0.1 s, disturbing no
+ * CPU BLAS call) and the rest built in, nothing cached; with
+ * TILEDBLAS_CALIBRATE=force everything measured and cached (about 1.3 s);
+ * the built-in ones with =off or when measuring fails. Needs the GPU
+ * started (start.c's thread runs it); thread-safe, runs once. Returns 1
+ * when the rates changed. */
 TB_HIDDEN int tb_calibrate_ensure(void);
 /* 1 once the rates are final (tb_calibrate_ensure ran, or calibration is off). */
 TB_HIDDEN int tb_rates_final(void);
@@ -406,15 +410,41 @@ TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const t
  * accounts it; holds the exit gate (README "Guarantees"). */
 TB_HIDDEN void tb_gemm_dispatch(const tb_call *c);
 
+/* ---- Functions in start.c: auto mode's start of the GPU path, in the
+ * background (declared with gpu.c's below: tb_gpu_poll, tb_gpu_wait) ---- */
+/* Seconds the start thread took, once it has finished; 0 before. */
+TB_HIDDEN double tb_gpu_start_seconds(void);
+
 /* ---- Functions in gpu.c, pipeline.c (and staging.c, plan.c): the GPU path ---- */
-/* 1 when the GPU path may be tried (it starts CUDA on the first call); 0
- * when it is unavailable, with *why set (gpu.c). */
+/* 1 when the GPU path may be tried (it starts CUDA on the first call and
+ * waits for a start under way); 0 when it is unavailable, with *why set
+ * (gpu.c). Forced and verify modes, the tool, calibration. */
 TB_HIDDEN int tb_gpu_available(tb_reason *why);
+/* Auto mode's view, never blocking: TB_GPU_POLL_READY when the GPU path and
+ * the rates are ready; TB_GPU_POLL_STARTING while the start thread runs (the
+ * first such poll starts it, and *left gets the seconds it is expected to
+ * take still); TB_GPU_POLL_NONE when unavailable, with *why set. */
+typedef enum { TB_GPU_POLL_READY, TB_GPU_POLL_STARTING, TB_GPU_POLL_NONE } tb_gpu_poll_t;
+TB_HIDDEN tb_gpu_poll_t tb_gpu_poll(tb_reason *why, double *left);
+/* Waits at most `limit` seconds for a start under way to end; then as
+ * tb_gpu_poll. */
+TB_HIDDEN tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why);
 /* Runs the product on the GPU (pipeline.c). Returns TB_STAGE_NONE on
  * success, with C written; otherwise the stage that failed, and t->done_*
  * say which part of C is already final (none of it, unless the failure came
  * while results were streaming back); the rest of C is untouched. */
 TB_HIDDEN tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t);
+/* The start's steps for start.c: tb_gpu_begin returns 1 to the one caller
+ * that moves the state from untried to starting (that caller then runs
+ * tb_gpu_start, on whatever thread); tb_gpu_start starts CUDA and wakes
+ * whoever waits in tb_gpu_available; tb_gpu_state_now says, never
+ * blocking, 1 ready, 0 untried or starting, -1 unavailable (*why set). */
+TB_HIDDEN int tb_gpu_begin(void);
+TB_HIDDEN void tb_gpu_start(void);
+TB_HIDDEN int tb_gpu_state_now(tb_reason *why);
+/* Pinned staging for the first calls, made ahead (pipeline.c; start.c's
+ * thread calls it once CUDA runs). */
+TB_HIDDEN void tb_gpu_warm(void);
 /* Why the GPU path is unavailable, in words (e.g. the CUDA error). */
 TB_HIDDEN const char *tb_gpu_detail(void);
 /* Called in a child after fork(). */

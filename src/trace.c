@@ -204,6 +204,12 @@ void tb_trace_record(const tb_record *r)
            c->m, c->n, c->k, c->lda, c->ldb, c->ldc,
            tb_num(a, sizeof a, c->alpha), tb_num(b, sizeof b, c->beta),
            r->route == TB_ROUTE_GPU ? "gpu" : "cpu", reason, r->seconds);
+    /* The first line written after auto mode's background start finished
+     * carries how long the start took (start.c). */
+    static int start_said;
+    const double start_s = tb_gpu_start_seconds();
+    if (start_s > 0.0 && !__atomic_exchange_n(&start_said, 1, __ATOMIC_RELAXED))
+        tb_add(&l, ",\"gpu_start_s\":%.6f", start_s);
     /* The cost model's prediction for each route, when it was consulted. */
     if (r->pred_cpu_s > 0.0 || r->pred_gpu_s > 0.0)
         tb_add(&l, ",\"pred_cpu_s\":%.9f,\"pred_gpu_s\":%.9f", r->pred_cpu_s, r->pred_gpu_s);

@@ -207,6 +207,16 @@ int main(void)
     CHECK(tb_dsplit_parts(768, 768, 16384, 132) == 11, "fp64 768x768x16384: %d parts",
           tb_dsplit_parts(768, 768, 16384, 132));
     CHECK(tb_dsplit_parts(512, 512, 512, 132) == 1, "fp64 512^3: below the threshold");
+    /* Small fp64 products go to dtiled16: tiny ones, and those that give
+     * dmma's 64 x 128 tiles few blocks, up to 2.2e8 flops. */
+    CHECK(tb_kernel_small_for(TB_F64, 256, 256, 256) && tb_kernel_small_for(TB_F64, 64, 64, 2048) &&
+              tb_kernel_small_for(TB_F64, 300, 100, 2000) && !tb_kernel_small_for(TB_F64, 384, 384, 384) &&
+              !tb_kernel_small_for(TB_F64, 100, 100, 1000000) &&
+              !tb_kernel_small_for(TB_F64, 512, 512, 512),
+          "tb_kernel_small_for(TB_F64)");
+    CHECK(tb_kernel_small_for(TB_F32, 256, 256, 256) == tb_kernel_small(256, 256, 256) &&
+              tb_kernel_small_for(TB_F32, 512, 512, 512) == tb_kernel_small(512, 512, 512),
+          "tb_kernel_small_for(TB_F32) is tb_kernel_small");
     printf("test_registry: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -1,0 +1,110 @@
+/* src/start.c - auto mode starts the GPU path in the background: the first
+ * call that the GPU could serve starts a thread of the library's own that
+ * starts CUDA (gpu.c), makes pinned staging ready (pipeline.c) and makes the
+ * rates final (calibrate.c), while that call and the ones after it run on
+ * the CPU BLAS. Only policy.c asks it; it decides nothing. Forced and
+ * verify modes start CUDA on the calling thread instead (gpu.c). */
+#define _GNU_SOURCE
+#include "tb_internal.h"
+#include <pthread.h>
+#include <time.h>
+
+/* How long a start takes, for the calls that weigh waiting for it against
+ * the CPU BLAS: about 0.25 s on the H200 machine (cuInit 0.10 s, the
+ * context 0.12 s, the first pinned memory 0.03 s), and about 0.1 s more
+ * when no rates are cached and the GPU's are measured. */
+#define TB_START_EXPECTED_S 0.35
+/* A call that waits never waits longer than this past the expected end. */
+#define TB_START_WAIT_SLACK_S 2.0
+
+static pthread_mutex_t tb_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tb_start_done_cond = PTHREAD_COND_INITIALIZER;
+static int tb_start_launched;     /* the thread was made (or run here)            */
+static int tb_start_done;         /* the thread has finished: CUDA up (or not), rates final */
+static double tb_start_t0, tb_start_s;
+
+static void *tb_start_thread(void *arg)
+{
+    (void)arg;
+    tb_reason why;
+    tb_gpu_start();
+    if (tb_gpu_state_now(&why) == 1) {
+        tb_gpu_warm();
+        tb_calibrate_ensure();
+    }
+    pthread_mutex_lock(&tb_start_lock);
+    tb_start_s = tb_now() - tb_start_t0;
+    __atomic_store_n(&tb_start_done, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&tb_start_done_cond);
+    pthread_mutex_unlock(&tb_start_lock);
+    return NULL;
+}
+
+/* The one caller that moved the state to starting: the thread, detached
+ * (nobody joins it; a process may exit while it runs). If no thread can be
+ * made, the start runs here. */
+static void tb_start_launch(void)
+{
+    tb_start_t0 = tb_now();
+    pthread_attr_t attr;
+    pthread_t t;
+    int ok = pthread_attr_init(&attr) == 0;
+    if (ok) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        ok = pthread_create(&t, &attr, tb_start_thread, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!ok)
+        tb_start_thread(NULL);
+}
+
+static tb_gpu_poll_t tb_poll_now(tb_reason *why)
+{
+    const int st = tb_gpu_state_now(why);
+    if (st < 0)
+        return TB_GPU_POLL_NONE;
+    if (st > 0 && __atomic_load_n(&tb_start_done, __ATOMIC_ACQUIRE))
+        return TB_GPU_POLL_READY;
+    return TB_GPU_POLL_STARTING;
+}
+
+tb_gpu_poll_t tb_gpu_poll(tb_reason *why, double *left)
+{
+    tb_gpu_poll_t st = tb_poll_now(why);
+    if (st == TB_GPU_POLL_STARTING && !__atomic_load_n(&tb_start_launched, __ATOMIC_ACQUIRE)) {
+        /* Untried: this call starts it. Started already on another thread's
+         * own account (the tool, forced mode): only the rest is left to do. */
+        const int gs = tb_gpu_state_now(why);
+        int expect = 0;
+        if (((gs == 0 && tb_gpu_begin()) || gs == 1) &&
+            __atomic_compare_exchange_n(&tb_start_launched, &expect, 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            tb_start_launch();
+    }
+    st = tb_poll_now(why);
+    if (st == TB_GPU_POLL_STARTING) {
+        const double gone = tb_now() - tb_start_t0;
+        *left = gone < TB_START_EXPECTED_S ? TB_START_EXPECTED_S - gone : 0.0;
+    }
+    return st;
+}
+
+tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    const double end = until.tv_sec + until.tv_nsec * 1e-9 + limit + TB_START_WAIT_SLACK_S;
+    until.tv_sec = (time_t)end;
+    until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+    pthread_mutex_lock(&tb_start_lock);
+    int rc = 0;
+    while (!tb_start_done && rc == 0)
+        rc = pthread_cond_timedwait(&tb_start_done_cond, &tb_start_lock, &until);
+    pthread_mutex_unlock(&tb_start_lock);
+    return tb_poll_now(why);
+}
+
+double tb_gpu_start_seconds(void)
+{
+    return __atomic_load_n(&tb_start_done, __ATOMIC_ACQUIRE) ? tb_start_s : 0.0;
+}
