@@ -7,10 +7,11 @@
 # in force.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-# The reference BLAS/LAPACK testers, numpy, Octave, valgrind, gnuplot and
-# Chromium (the animation's pictures), and for the package test pkg-config,
-# dpkg-dev and file (cpack's dpkg-shlibdeps).
-pkgs="libblas-test liblapack-test python3 python3-numpy octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
+# The reference BLAS/LAPACK testers, numpy, Debian's PyTorch (client.torch;
+# about 130 MB to download, 560 MB installed, under a minute to install),
+# Octave, valgrind, gnuplot and Chromium (the animation's pictures), and for
+# the package test pkg-config, dpkg-dev and file (cpack's dpkg-shlibdeps).
+pkgs="libblas-test liblapack-test python3 python3-numpy python3-torch octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
 "$root/scripts/setup.sh" $pkgs
 cd "$root/build"
 echo "test: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}"

@@ -3,8 +3,12 @@
 # gets them: `cmake --install` into a fresh prefix (files, SONAME links, no
 # build paths), programs built against it with pkg-config and with
 # find_package(tiledblas), a BLAS program under LD_PRELOAD of the installed
-# library, and the .deb made by cpack, unpacked with dpkg-deb -x (never
-# installed on this machine) and checked the same way. Exit 0 pass, 1 fail.
+# library, and the .deb made by cpack, unpacked with dpkg-deb -x and checked
+# the same way. As root with dpkg (CI), the .deb is also installed with
+# dpkg -i, used by name (LD_PRELOAD=libtiledblas.so.0), removed with
+# dpkg -r (no file left) and purged; a trap purges it on every way out, and
+# a machine that already has libtiledblas or any of its files is left
+# alone (that part is skipped, with a message). Exit 0 pass, 1 fail.
 # Needs TB_CMAKE, TB_CPACK, TB_CC, TB_GENERATOR, TB_VERSION, TB_LIBDIR,
 # TB_INCLUDEDIR, TB_BINDIR, TB_DOCDIR (the build's GNUInstallDirs) and
 # TB_SGEMM_CHECK (tests/sgemm_check, an ordinary program linked to OpenBLAS).
@@ -170,4 +174,90 @@ ok ".deb: /usr/$libdir is in the loader's search path"
 check_preload "$so.0" ".deb, by name" LD_LIBRARY_PATH="$tmp/x/usr/$libdir"
 check_preload "$tmp/x/usr/$libdir/$so.0" ".deb"
 check_command "$tmp/x/usr" ".deb"
-pass "install, pkg-config, find_package, preload and the .deb checked"
+
+# 6. The .deb installed on this machine with dpkg, used, and removed.
+done_what="install, pkg-config, find_package, preload and the .deb (unpacked) checked"
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP (part): not root: the .deb is not installed with dpkg here (CI runs this part as root)"
+    pass "$done_what"
+fi
+command -v dpkg >/dev/null 2>&1 || { echo "SKIP (part): dpkg not found: the .deb is not installed"; pass "$done_what"; }
+# The package's files and links, and its directories that do not exist yet
+# (which dpkg -r must take away again).
+files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {sub(/^\./, "", $6); print $6}')
+newdirs=$(dpkg-deb -c "$deb" | awk '$1 ~ /^d/ {sub(/^\./, "", $6); print $6}' |
+          while read -r d; do [ -e "$d" ] || echo "${d%/}"; done)
+status=$(dpkg-query -W -f='${db:Status-Status}' libtiledblas 2>/dev/null || true)
+if [ -n "$status" ] && [ "$status" != not-installed ]; then
+    echo "SKIP (part): libtiledblas is already known to dpkg here ($status): left alone, not installed over"
+    pass "$done_what"
+fi
+for f in $files; do
+    if [ -e "$f" ] || [ -L "$f" ]; then
+        echo "SKIP (part): $f exists already: left alone, the .deb not installed over it"
+        pass "$done_what"
+    fi
+done
+# dpkg, waiting (up to 2 minutes) while apt or another dpkg holds its lock.
+dpkg_run() {
+    tries=0
+    until dpkg "$@" >"$tmp/dpkg.log" 2>&1; do
+        grep -q 'by another process' "$tmp/dpkg.log" && [ $tries -lt 60 ] || return 1
+        tries=$((tries + 1))
+        sleep 2
+    done
+}
+# From the moment dpkg -i starts until the package is purged, any exit (a
+# failed check, or INT, TERM, HUP) purges it first. SIGKILL cannot be
+# caught: a ctest timeout can still leave it installed.
+installed=0
+cleanup() {
+    if [ "$installed" = 1 ]; then
+        installed=0
+        dpkg_run --purge libtiledblas || echo "FAIL: dpkg --purge libtiledblas after a failure: $(tail -3 "$tmp/dpkg.log")"
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+installed=1
+dpkg_run -i "$deb" || fail "dpkg -i $(basename "$deb"): $(tail -5 "$tmp/dpkg.log")"
+status=$(dpkg-query -W -f='${Status}' libtiledblas 2>&1)
+[ "$status" = "install ok installed" ] || fail "dpkg -i: status '$status'"
+for f in $files; do
+    [ -e "$f" ] || fail "dpkg -i: no $f"
+done
+[ "$(readlink -f "/usr/$libdir/$so.0")" = "/usr/$libdir/$so.$ver" ] || fail "dpkg -i: /usr/$libdir/$so.0 does not lead to $so.$ver"
+cmp -s "/usr/$libdir/$so.$ver" "$tmp/x/usr/$libdir/$so.$ver" || fail "dpkg -i: /usr/$libdir/$so.$ver is not the packaged library"
+# The ldconfig trigger ran: the loader's cache names the library (as
+# /lib/... where /lib is a link to /usr/lib).
+cached=$(ldconfig -p | sed -n "s/^[[:space:]]*$so\.0 (.*) => \(.*\)$/\1/p" | head -1)
+[ -n "$cached" ] && [ "$(readlink -f "$cached")" = "/usr/$libdir/$so.$ver" ] ||
+    fail "dpkg -i: ldconfig's cache has no $so.0 leading to /usr/$libdir/$so.$ver: $(ldconfig -p | grep tiledblas)"
+ok "dpkg -i: installed, /usr/$libdir/$so.0 -> $so.$ver, in ldconfig's cache"
+check_preload "$so.0" "dpkg -i, by name"
+check_command /usr "dpkg -i"
+[ "$(pkg-config --modversion tiledblas 2>/dev/null)" = "$ver" ] ||
+    fail "dpkg -i: pkg-config (no PKG_CONFIG_PATH) does not find tiledblas $ver"
+ok "dpkg -i: pkg-config finds tiledblas $ver with no PKG_CONFIG_PATH"
+dpkg_run -r libtiledblas || fail "dpkg -r libtiledblas: $(tail -5 "$tmp/dpkg.log")"
+for f in $files; do
+    [ ! -e "$f" ] && [ ! -L "$f" ] || fail "dpkg -r left $f"
+done
+for d in $newdirs; do
+    [ ! -e "$d" ] || fail "dpkg -r left the directory $d"
+done
+# dpkg keeps a removed package with maintainer scripts (postrm) as
+# 'config-files' until it is purged: purged, dpkg forgets it.
+status=$(dpkg-query -W -f='${db:Status-Status}' libtiledblas 2>/dev/null || true)
+[ "$status" = config-files ] || [ "$status" = not-installed ] || fail "dpkg -r: status '$status'"
+dpkg_run --purge libtiledblas || fail "dpkg --purge libtiledblas: $(tail -5 "$tmp/dpkg.log")"
+installed=0
+status=$(dpkg-query -W -f='${db:Status-Status}' libtiledblas 2>/dev/null || true)
+[ -z "$status" ] || [ "$status" = not-installed ] || fail "dpkg --purge: status '$status', not forgotten"
+! ldconfig -p | grep -q "$so" || fail "dpkg -r: ldconfig's cache still lists $(ldconfig -p | grep "$so")"
+LD_PRELOAD="$so.0" /bin/true 2>"$tmp/gone.err"
+grep -q "object '$so.0' from LD_PRELOAD cannot be preloaded" "$tmp/gone.err" ||
+    fail "dpkg -r: LD_PRELOAD=$so.0 still loads something: $(cat "$tmp/gone.err")"
+ok "dpkg -r, --purge: $(echo $files | wc -w) files and links gone, directories $(echo $newdirs) gone, dpkg forgot the package, the loader finds no $so.0"
+pass "$done_what; the .deb installed with dpkg, used by name, removed and purged"

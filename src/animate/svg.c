@@ -79,8 +79,11 @@ static void tb_layout_init(tb_layout *L, const tb_anim_view *v)
     L->gn = tb_group(g->block_n * L->sn);
     L->gk = tb_group(g->block_k * L->sk);
 
-    /* Zoom: the same arrangement for one block, As | Bs | C tile. */
-    double zx = 640 + 46, zy = L->top + tp, zw = 1180 - zx - gap, zh = TB_AREA_H - tp - gap - 30;
+    /* Zoom: the same arrangement for one block, As | Bs | C tile. Its
+     * height leaves room below for the C tile's caption and the barrier
+     * callout above the step's caption line (svg.h). */
+    double zx = 640 + 46, zy = L->top + tp, zw = 1180 - zx - gap;
+    double zh = TB_ZOOM_LINE - 16 - TB_CALLOUT_H - TB_CALLOUT_GAP - tp - gap;
     double bm = g->block_m, bn = g->block_n, bk = g->block_k;
     double z = fmin(fmin(zw / (bk + bn), zh / (bk + bm)), 26.0);
     L->zm = L->zn = L->zk = z;
@@ -113,8 +116,6 @@ static void tb_defs(tb_svg *g)
 
 /* One whole matrix: the tiles the grid covers (hatched where they hang over
  * the edge), the matrix itself, grid lines every `gr` x `gq` tiles. */
-typedef struct tb_box { double x, y, w, h; } tb_box;
-
 typedef struct tb_mat {
     double x, y, sr, sq;         /* origin, px per row and per column */
     long rows, cols, tr, tq;     /* size, tile size                    */
@@ -176,25 +177,52 @@ static void tb_axis_labels(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
         tb_svg_text(g, -1, -1, L->ax - 52, L->ay - 19, name, "A  (M x K = %ld x %ld)  k →", s->m, s->k);
     else            /* a thin A: keep its name clear of B */
         tb_svg_text(g, -1, -1, L->ax - 52, L->ay - 19, name, "A  %ldx%ld", s->m, s->k);
-    tb_svg_text(g, -1, -1, L->cx - 52 - (L->bx - L->ax), L->cy + s->grid_y * s->g.block_m * L->sm + 19, name,
+    /* Under C, and lower where a ring marks a block too small to see (the
+     * ring reaches 14 px below its block: tb_draw_block). */
+    int ringed = s->g.block_n * L->sn < 12 || s->g.block_m * L->sm < 12;
+    tb_svg_text(g, -1, -1, L->cx - 52 - (L->bx - L->ax),
+                L->cy + s->grid_y * s->g.block_m * L->sm + (ringed ? 26 : 19), name,
                 "C  (M x N = %ld x %ld): one tile per thread block", s->m, s->n);
     tb_svg_text(g, -1, -1, L->ax - 52, L->ay + 14, "font-size=\"10\" fill=\"" TB_COL_MUTED "\"",
                 "row ↓");
 }
 
-/* Blocks labelled (blockIdx.x, blockIdx.y) in C when there is room. */
+static void tb_follow_label(const tb_anim_view *v, const tb_layout *L, double *lx, double *ly,
+                            char *anchor);
+
+/* Blocks labelled (blockIdx.x, blockIdx.y) in C when there is room, except
+ * where the followed block's own label (tb_draw_block) would meet them. */
 static void tb_block_labels(tb_svg *g, const tb_anim_view *v, const tb_layout *L)
 {
     const tb_anim_sched *s = &v->s;
     double tw = s->g.block_n * L->sn, th = s->g.block_m * L->sm;
     if (tw < 40 || th < 18 || s->grid_x > 12 || s->grid_y > 12)
         return;
+    double fx, fy;
+    char fa, lab[48];
+    tb_follow_label(v, L, &fx, &fy, &fa);
+    snprintf(lab, sizeof lab, "blockIdx (%ld,%ld)", v->bx, v->by);
+    tb_box follow = tb_text_box(fx, fy, 12, 1, fa, lab);
     for (long by = 0; by < s->grid_y; by++)
-        for (long bx = 0; bx < s->grid_x; bx++)
-            if (bx != v->bx || by != v->by)   /* that one gets its own label */
-                tb_svg_text(g, -1, -1, L->cx + (bx + 0.5) * tw, L->cy + (by + 0.5) * th + 4,
-                        "font-size=\"11\" fill=\"#6a7a6f\" text-anchor=\"middle\"",
-                        "(%ld,%ld)", bx, by);
+        for (long bx = 0; bx < s->grid_x; bx++) {
+            if (bx == v->bx && by == v->by)   /* that one gets its own label */
+                continue;
+            /* Centred on the tile's part inside C when the label fits
+             * there (clear of C's edge), else on the whole tile. */
+            tb_anim_tile t;
+            tb_anim_tile_at(s, bx, by, -1, &t);
+            snprintf(lab, sizeof lab, "(%ld,%ld)", bx, by);
+            tb_box lb = tb_text_box(0, 0, 11, 0, 'm', lab);
+            double x = L->cx + (bx + 0.5) * tw, y = L->cy + (by + 0.5) * th + 4;
+            if (t.cols * L->sn >= lb.w + 2)
+                x = L->cx + (t.col0 + t.cols / 2.0) * L->sn;
+            if (t.rows * L->sm >= lb.h + 2)
+                y = L->cy + (t.row0 + t.rows / 2.0) * L->sm + 4;
+            if (tb_boxes_meet(tb_text_box(x, y, 11, 0, 'm', lab), follow, 3))
+                continue;
+            tb_svg_text(g, -1, -1, x, y, "font-size=\"11\" fill=\"#6a7a6f\" text-anchor=\"middle\"",
+                        "%s", lab);
+        }
 }
 
 /* A span of elements along one axis in px, at least `min` px wide (marks on
@@ -227,6 +255,25 @@ static tb_box tb_box_of(const tb_layout *L, char which, double r0, double nr, do
     return b;
 }
 
+/* Where the followed block's label goes: inside its tile when it fits,
+ * else next to it (below, or above for the last row of blocks). */
+static void tb_follow_label(const tb_anim_view *v, const tb_layout *L, double *lx, double *ly,
+                            char *anchor)
+{
+    const tb_anim_geom *G = &v->s.g;
+    tb_anim_tile t;
+    tb_anim_tile_at(&v->s, v->bx, v->by, -1, &t);
+    tb_box c = tb_box_of(L, 'C', t.row0, G->block_m, t.col0, G->block_n, 5);
+    *lx = c.x + c.w / 2;
+    *ly = c.y + c.h - 6;
+    *anchor = 'm';
+    if (c.w < 60 || c.h < 40) {
+        *ly = c.y + c.h + 14 > L->cy + L->pm + 4 ? c.y - 14 : c.y + c.h + 14;
+        if (*lx < L->cx + 60) { *lx = c.x; *anchor = 's'; }
+        if (*lx > L->cx + L->pn - 60) { *lx = c.x + c.w; *anchor = 'e'; }
+    }
+}
+
 static void tb_draw_block(tb_svg *g, const tb_anim_view *v, const tb_layout *L, double t0)
 {
     const tb_anim_sched *s = &v->s;
@@ -253,23 +300,25 @@ static void tb_draw_block(tb_svg *g, const tb_anim_view *v, const tb_layout *L, 
         tb_svg_open(g, "circle", t0, T, "%s", st);
         tb_svg_close(g, "circle");
     }
-    /* The label goes inside the tile when it fits, else next to it. */
-    double lx = c.x + c.w / 2, ly = c.y + c.h - 6;
-    const char *anchor = "middle";
-    if (c.w < 60 || c.h < 40) {
-        ly = c.y + c.h + 14 > L->cy + L->pm + 4 ? c.y - 14 : c.y + c.h + 14;
-        if (lx < L->cx + 60) { lx = c.x; anchor = "start"; }
-        if (lx > L->cx + L->pn - 60) { lx = c.x + c.w; anchor = "end"; }
-    }
-    snprintf(st, sizeof st, "font-size=\"12\" font-weight=\"bold\" fill=\"%s\" text-anchor=\"%s\" "
-             "stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"", TB_COL_BLK, anchor);
-    tb_svg_text(g, t0, T, lx, ly, st, "blockIdx (%ld,%ld)", v->bx, v->by);
-
     /* The followed thread's element (or micro-tile) of C. */
     tb_box e = tb_box_of(L, 'C', t.row0 + v->ty * G->thread_m, G->thread_m,
                          t.col0 + v->tx * G->thread_n, G->thread_n, 3);
     snprintf(st, sizeof st, "fill=\"%s\"", TB_COL_THR);
     tb_svg_rect(g, t0, T, e.x, e.y, e.w, e.h, st);
+}
+
+/* The followed block's label, drawn after the tile of C is written, so
+ * that nothing covers it. */
+static void tb_draw_block_label(tb_svg *g, const tb_anim_view *v, const tb_layout *L, double t0)
+{
+    char st[200];
+    double lx, ly;
+    char anchor;
+    tb_follow_label(v, L, &lx, &ly, &anchor);
+    snprintf(st, sizeof st, "font-size=\"12\" font-weight=\"bold\" fill=\"%s\" text-anchor=\"%s\" "
+             "stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"", TB_COL_BLK,
+             anchor == 's' ? "start" : anchor == 'e' ? "end" : "middle");
+    tb_svg_text(g, t0, g->total + 1, lx, ly, st, "blockIdx (%ld,%ld)", v->bx, v->by);
 }
 
 static void tb_draw_phase(tb_svg *g, const tb_anim_view *v, const tb_layout *L, long ph)
@@ -285,8 +334,15 @@ static void tb_draw_phase(tb_svg *g, const tb_anim_view *v, const tb_layout *L, 
 
     tb_box a = tb_box_of(L, 'A', t.row0, G->block_m, t.k0, bk, 5);
     tb_box b = tb_box_of(L, 'B', t.k0, bk, t.col0, G->block_n, 5);
-    tb_svg_tile(g, t0, t1, a.x, a.y, a.w, a.h, a.w * t.ks / bk, a.h * t.rows / G->block_m, TB_COL_A);
-    tb_svg_tile(g, t0, t1, b.x, b.y, b.w, b.h, b.w * t.cols / G->block_n, b.h * t.ks / bk, TB_COL_B);
+    /* What is drawn over the tiles later: the thread's element (the seed's
+     * load) and its rows of A and columns of B (the compute step). */
+    tb_box ea = tb_box_of(L, 'A', t.row0 + v->ty, 1, t.k0 + v->tx, 1, 3);
+    tb_box eb = tb_box_of(L, 'B', t.k0 + v->ty, 1, t.col0 + v->tx, 1, 3);
+    tb_box ra = tb_box_of(L, 'A', t.row0 + v->ty * G->thread_m, G->thread_m, t.k0, bk, 2);
+    tb_box cb = tb_box_of(L, 'B', t.k0, bk, t.col0 + v->tx * G->thread_n, G->thread_n, 2);
+    tb_box over_a[] = {ea, ra}, over_b[] = {eb, cb};
+    tb_svg_tile(g, t0, t1, a.x, a.y, a.w, a.h, a.w * t.ks / bk, a.h * t.rows / G->block_m, TB_COL_A, over_a, 2);
+    tb_svg_tile(g, t0, t1, b.x, b.y, b.w, b.h, b.w * t.cols / G->block_n, b.h * t.ks / bk, TB_COL_B, over_b, 2);
     const char *lab = "font-size=\"15\" font-weight=\"bold\" fill=\"" TB_COL_TEXT "\" text-anchor=\"middle\"";
     if (L->pk >= 110)   /* the empty corner left of B, when it has room */
         tb_svg_text(g, t0, t1, (L->ax + L->bx) / 2 - 7, L->by + (L->ay - L->by) / 2, lab,
@@ -304,15 +360,11 @@ static void tb_draw_phase(tb_svg *g, const tb_anim_view *v, const tb_layout *L, 
     /* The seed's load: thread (ty, tx) fetches A[row][k0+tx] and B[k0+ty][col]. */
     if (G->thread_m == 1 && G->thread_n == 1 && G->block_m == G->block_k && G->block_n == G->block_k) {
         snprintf(st, sizeof st, "fill=\"%s\" stroke=\"white\" stroke-width=\"0.5\"", TB_COL_THR);
-        tb_box ea = tb_box_of(L, 'A', t.row0 + v->ty, 1, t.k0 + v->tx, 1, 3);
-        tb_box eb = tb_box_of(L, 'B', t.k0 + v->ty, 1, t.col0 + v->tx, 1, 3);
         tb_svg_rect(g, t0, tl1, ea.x, ea.y, ea.w, ea.h, st);
         tb_svg_rect(g, t0, tl1, eb.x, eb.y, eb.w, eb.h, st);
     }
     /* The compute step: the thread's rows of A and columns of B. */
     snprintf(st, sizeof st, "fill=\"%s\" fill-opacity=\"0.55\"", TB_COL_THR);
-    tb_box ra = tb_box_of(L, 'A', t.row0 + v->ty * G->thread_m, G->thread_m, t.k0, bk, 2);
-    tb_box cb = tb_box_of(L, 'B', t.k0, bk, t.col0 + v->tx * G->thread_n, G->thread_n, 2);
     tb_svg_rect(g, tc0, tc1, ra.x, ra.y, ra.w, ra.h, st);
     tb_svg_rect(g, tc0, tc1, cb.x, cb.y, cb.w, cb.h, st);
 }
@@ -521,6 +573,7 @@ int tb_anim_write_svg(FILE *f, const tb_anim_view *v, int loop, const char *idp)
             tb_draw_phase(&g, v, &L, shown[i]);
         tb_draw_skip(&g, v, &L);
         tb_draw_write(&g, v, &L);
+        tb_draw_block_label(&g, v, &L, tin);
         tb_svg_zoom(&g, v, &L);
         tb_footer(&g, v, &L);
     }

@@ -44,6 +44,9 @@ typedef struct tb_layout {
     double zm, zn, zk;                   /* px per element in the zoom      */
 } tb_layout;
 
+/* A box in px: left, top, width, height. */
+typedef struct tb_box { double x, y, w, h; } tb_box;
+
 /* ---- svg_draw.c: shapes visible from t0 to t1 (t0 < 0: always) -------- */
 void tb_svg_printf(tb_svg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Writes s with &, <, >, " escaped. */
@@ -67,13 +70,31 @@ void tb_svg_fly(tb_svg *g, double t0, double move, double t1,
                 double x0, double y0, double w0, double h0,
                 double x1, double y1, double w1, double h1, const char *style);
 /* A tile w x h at (x, y) whose first vw x vh lie inside its matrix: that
- * part in colour col, the zeros around it hatched and labelled 0. */
+ * part in colour col, the zeros around it hatched and labelled 0 where the
+ * label meets none of the navoid boxes in avoid (what is drawn on top of
+ * the tile later: the followed thread's rows, labels); no label when no
+ * place is free. */
 void tb_svg_tile(tb_svg *g, double t0, double t1, double x, double y, double w, double h,
-                 double vw, double vh, const char *col);
+                 double vw, double vh, const char *col, const tb_box *avoid, int navoid);
+/* A text's box, from a width estimate on the wide side for DejaVu Sans
+ * (0.64 em a character, 0.72 em bold), 0.76 em above the baseline to 0.24
+ * em below; anchor 's'tart, 'm'iddle or 'e'nd. For keeping labels apart,
+ * where too wide only costs a label. */
+tb_box tb_text_box(double x, double y, double size, int bold, char anchor, const char *s);
+/* Whether two boxes come closer than margin px. */
+int tb_boxes_meet(tb_box a, tb_box b, double margin);
 /* begin="..." value for time t: "Ns" or "<idp>clk.begin+Ns". */
 const char *tb_svg_begin(const tb_svg *g, double t, char *buf, size_t len);
 
 /* ---- svg_zoom.c: the block's shared memory and C tile ----------------- */
+/* Below the zoom, from top to bottom: the C tile's caption, the barrier
+ * callout (a box of TB_CALLOUT_H px, shown during barriers only) and the
+ * step's one-line caption, whose baseline is TB_ZOOM_LINE below L->top.
+ * Each has a band of its own, so that none of them covers another or the
+ * drawing above it. */
+#define TB_ZOOM_LINE   554.0
+#define TB_CALLOUT_H   50.0
+#define TB_CALLOUT_GAP 26.0     /* zoom bottom to callout top (caption inside) */
 void tb_svg_zoom(tb_svg *g, const tb_anim_view *v, const tb_layout *L);
 
 /* ---- svg_trace.c: the traced call's timeline and buffers --------------- */

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void tb_svg_printf(tb_svg *g, const char *fmt, ...)
 {
@@ -144,10 +145,24 @@ void tb_svg_fly(tb_svg *g, double t0, double move, double t1,
     tb_svg_printf(g, "</rect>\n");
 }
 
-/* A tile of A or B: the part inside the matrix in colour, the zeros loaded
- * for the part outside hatched, with a "0" where there is room. */
+tb_box tb_text_box(double x, double y, double size, int bold, char anchor, const char *s)
+{
+    double w = (double)strlen(s) * size * (bold ? 0.72 : 0.64);
+    double x0 = anchor == 'm' ? x - w / 2 : anchor == 'e' ? x - w : x;
+    return (tb_box){x0, y - 0.76 * size, w, size};
+}
+
+int tb_boxes_meet(tb_box a, tb_box b, double margin)
+{
+    return a.x < b.x + b.w + margin && b.x < a.x + a.w + margin &&
+           a.y < b.y + b.h + margin && b.y < a.y + a.h + margin;
+}
+
+/* A tile of A, B or C: the part inside the matrix in colour, the zeros
+ * loaded for the part outside hatched, with a "0" where there is room: the
+ * middle of the hatched strip, else a quarter along it, clear of `avoid`. */
 void tb_svg_tile(tb_svg *g, double t0, double t1, double x, double y, double w, double h,
-                 double vw, double vh, const char *col)
+                 double vw, double vh, const char *col, const tb_box *avoid, int navoid)
 {
     char st[160];
     snprintf(st, sizeof st, "fill=\"url(#%shatch)\"", g->idp);
@@ -157,10 +172,26 @@ void tb_svg_tile(tb_svg *g, double t0, double t1, double x, double y, double w, 
     tb_svg_rect(g, t0, t1, x, y, vw, vh, st);
     snprintf(st, sizeof st, "fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", col);
     tb_svg_rect(g, t0, t1, x, y, w, h, st);
-    if ((w - vw >= 14 && h >= 14) || (h - vh >= 14 && w >= 14)) {
-        double zx = w - vw >= 14 ? x + (vw + w) / 2 : x + w / 2;
-        double zy = w - vw >= 14 ? y + h / 2 : y + (vh + h) / 2;
-        tb_svg_text(g, t0, t1, zx, zy + 5, "font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\" "
-                    "fill=\"#444\"", "0");
+    /* The hatched strip: right of the valid part, else below it. */
+    tb_box z;
+    if (w - vw >= 14 && h >= 14)
+        z = (tb_box){x + vw, y, w - vw, h};
+    else if (h - vh >= 14 && w >= 14)
+        z = (tb_box){x, y + vh, w, h - vh};
+    else
+        return;
+    static const double at[][2] = {{0.5, 0.5}, {0.5, 0.25}, {0.5, 0.75}, {0.25, 0.5}, {0.75, 0.5},
+                                   {0.25, 0.25}, {0.75, 0.25}, {0.25, 0.75}, {0.75, 0.75}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        double zx = z.x + at[i][0] * z.w, zy = z.y + at[i][1] * z.h + 5;
+        tb_box b = tb_text_box(zx, zy, 14, 1, 'm', "0");
+        int free = b.x >= z.x - 3 && b.x + b.w <= z.x + z.w + 3 && b.y >= z.y - 3 && b.y + b.h <= z.y + z.h + 3;
+        for (int j = 0; free && j < navoid; j++)
+            free = !tb_boxes_meet(b, avoid[j], 1);
+        if (free) {
+            tb_svg_text(g, t0, t1, zx, zy, "font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\" "
+                        "fill=\"#444\"", "0");
+            return;
+        }
     }
 }

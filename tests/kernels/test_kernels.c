@@ -6,7 +6,8 @@
  * outside C's m x n window changed; also the default paths (tb_gemm_run,
  * tb_dgemm_run through tb_gemm_launch) with their aligned copies and split K.
  * Kernels that do not fit this GPU are skipped with a line saying so.
- * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N,
+ * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N, --min N
+ * (sizes and edge cases from N up: the flat ones under a sanitizer),
  * --kernels a,b,c, --dtype float|double|all, --verbose. */
 #include "tb_kernels.h"
 
@@ -313,7 +314,7 @@ static void run_as(tcase c, tb_dtype dt, const char *klist)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, maxs = 1 << 30, types = 1;   /* bit 0: fp32, bit 1: fp64 */
+    int quick = 0, maxs = 1 << 30, mins = 0, types = 1;   /* bit 0: fp32, bit 1: fp64 */
     const char *klist = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
@@ -322,6 +323,8 @@ int main(int argc, char **argv)
             verbose = 1;
         else if (!strcmp(argv[i], "--max") && i + 1 < argc)
             maxs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--min") && i + 1 < argc)
+            mins = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
             klist = argv[++i];
         else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
@@ -332,7 +335,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: test_kernels [--quick] [--max N] [--kernels a,b] "
+            fprintf(stderr, "usage: test_kernels [--quick] [--max N] [--min N] [--kernels a,b] "
                             "[--dtype float|double|all] [--verbose]\n");
             return 2;
         }
@@ -353,7 +356,7 @@ int main(int argc, char **argv)
         static const int sizes64[] = {1, 2, 7, 13, 16, 17, 31, 33, 61, 127, 131, 255, 257, 509, 1009, 0};
         for (const int *sp = d ? sizes64 : sizes32; *sp; sp++) {
             const int s = *sp;
-            if (s > maxs || (quick && s > 257))
+            if (s > maxs || s < mins || (quick && s > 257))
                 continue;
             for (int tr = 0; tr < 4; tr++) {
                 const int ta = tr >> 1, tb = tr & 1;
@@ -389,9 +392,13 @@ int main(int argc, char **argv)
                 {1, 300, 257, 0, 1, 0, 1, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
                 {300, 1, 257, 1, 0, 2, 0, 0, 1, 2.0, -1.0, FILL_UNIFORM, 0, 0, 0},
                 {129, 130, 5, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                /* Flat, at least a wave of 128 x 128 tiles (the 128-row
+                 * tilings), a short K with a ragged last slice. */
+                {1700, 1300, 40, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {1601, 1333, 37, 1, 1, 1, 3, 1, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
             };
             for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
-                if (c[i].m <= maxs && c[i].n <= maxs)
+                if (c[i].m <= maxs && c[i].n <= maxs && (c[i].m >= mins || c[i].n >= mins))
                     run_as(c[i], dt, klist);
         }
         const char *runk = dt == TB_F64 ? "run-dmma" : "run-tf32x3";
