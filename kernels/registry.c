@@ -75,14 +75,13 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
  * and 48 bytes of mbarriers, static; wgmma-simple: 48 KB + 1 KB, dynamic. */
 #define TB_SMEM_WGMMA (3 * 65536 + 1024 + 48)
 #define TB_SMEM_WGMMA_SIMPLE (48 * 1024 + 1024)
-/* Double precision. dtiled16: 2 x 16 x 16 doubles. dgemm_01: 4 stages of
- * (128 x 20 + 128 x 20) doubles, dynamic, the NT layouts with 128-row tiles
- * (the 64-row tiles take 3 x (64 x 20 + 128 x 20) doubles, 90 KB): it runs
- * where 160 KB fit (8.0, 9.0, 10.x). */
+/* Double precision. dtiled16: 2 x 16 x 16 doubles. dgemm_01, dynamic: at
+ * least 4 stages of (128 x 20 + 128 x 20) doubles (K slices of 16, the NT
+ * layouts with 128-row tiles), so it runs where 160 KB fit (8.0, 9.0,
+ * 10.x); where 216 KB fit, dmma and dmma-884 take 3 stages of (128 x 36 +
+ * 128 x 36) doubles (slices of 32) instead. */
 #define TB_SMEM_DTILED16 4096
 #define TB_SMEM_DMMA (4 * (128 * 20 + 128 * 20) * 8)
-#define TB_SMEM_DMMA_K32 (3 * (128 * 36 + 128 * 36) * 8)
-#define TB_SMEM_DMMA_64 (3 * (64 * 20 + 128 * 20) * 8)
 
 /* The last three fields of an fp32 entry: no fp64 launcher. */
 #define TB_FP32 TB_F32, NULL, NULL
@@ -132,16 +131,15 @@ static const tb_kernel_info tb_kernels[] = {
     {"dtiled16", "fp64 seed: 16x16 shared-memory tiles, one thread per element of C", NULL, NULL,
      0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_DTILED16, TB_F64, tb_launch_dtiled16,
      NULL},
-    {"dmma", "fp64 tensor cores: mma.sync f64 (m16n8k16 on 9.0+, m8n8k4 on 8.x), 4-stage cp.async",
-     NULL, NULL, 40, 128, 128, 16, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
+    {"dmma", "fp64 tensor cores: mma.sync f64, double-buffered fragments, cp.async pipeline",
+     NULL, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
      tb_launch_dmma, NULL},
-    {"dmma-884", "as dmma with Ampere's m8n8k4 on every GPU (eight per m16n8k16 of dmma)", NULL,
-     NULL, 15, 128, 128, 16, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
+    {"dmma-k16", "as dmma with m16n8k16 steps, no fragment double buffer, K slices of 16",
+     NULL, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
+     tb_launch_dmma_k16, NULL},
+    {"dmma-884", "the m16n8k16 step loop with Ampere's m8n8k4 on every GPU (eight per step)", NULL,
+     NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
      tb_launch_dmma_884, NULL},
-    {"dmma-k32", "as dmma with K slices of 32 in 3 stages (half the barriers)", NULL, NULL, 12, 128,
-     128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA_K32, TB_F64, tb_launch_dmma_k32, NULL},
-    {"dmma-64", "as dmma with 64-row tiles, two blocks per SM, for every grid", NULL, NULL, -11, 64,
-     128, 16, 64, 32, 8, 8, 128, 1, 0, 80, 0, TB_SMEM_DMMA_64, TB_F64, tb_launch_dmma_64, NULL},
 };
 
 const tb_kernel_info *tb_kernel_list(int *count)
@@ -187,8 +185,15 @@ int tb_kernel_in_list(const char *name, const char *list)
  * 300x100x2000 0.057 against 0.133; the tensor cores win from 512^3
  * (0.046 against 0.038, 2.7e8 flops). */
 #define TB_SEED_MAX_FLOPS 2.2e8
-/* The same bound for fp64, dtiled16 against dmma (docs/kernels.md). */
-#define TB_DSEED_MAX_FLOPS 2.2e8
+/* fp64, dtiled16 against dmma on the H200 (bench_kernels --dtype double):
+ * the seed wins up to 256^3 (0.020 ms against 0.027) and wherever dmma's
+ * 64 x 128 tiles leave it under 16 blocks: 100x300x500 0.030 against
+ * 0.049, 64x64x2048 0.068 against 0.158, 300x100x2000 (1.2e8 flops) 0.094
+ * against 0.164; dmma wins from 384^3 (18 blocks, 0.035 against 0.040).
+ * Above 2.2e8 flops dmma splits K (kernels/run.cu) and wins however few
+ * its blocks. */
+#define TB_DSEED_MAX_FLOPS 4e7
+#define TB_DSEED_FEW_BLOCKS 16
 
 int tb_kernel_small(int m, int n, int k)
 {
@@ -199,7 +204,10 @@ int tb_kernel_small_for(tb_dtype t, int m, int n, int k)
 {
     if (t == TB_F32)
         return tb_kernel_small(m, n, k);
-    return 2.0 * m * (double)n * k <= TB_DSEED_MAX_FLOPS;
+    const double flops = 2.0 * m * (double)n * k;
+    const long long blocks64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
+    return flops <= TB_DSEED_MAX_FLOPS ||
+           (flops <= TB_SEED_MAX_FLOPS && blocks64 < TB_DSEED_FEW_BLOCKS);
 }
 
 /* The seed kernel of type t: the first entry of that type. */

@@ -215,17 +215,16 @@ int tb_wgmma_simple_supports(const tb_gemm_args *args);
 /* Double precision (tb_dlaunch_fn). gemm_00_tiled16.cu: the seed kernel in
  * double, the same template as tb_launch_tiled16. */
 cudaError_t tb_launch_dtiled16(const tb_dgemm_args *args, cudaStream_t stream);
-/* dgemm_01_dmma.cu: FP64 tensor cores (mma.sync f64), 4-stage cp.async
- * pipeline, padded shared memory. dmma: m16n8k16 on compute capability 9.0
- * and later, m8n8k4 on 8.x; dmma-884: m8n8k4 on every GPU (the Ampere
- * instruction, kept to compare and to test that path on Hopper). */
+/* dgemm_01_dmma.cu: FP64 tensor cores (mma.sync f64), cp.async pipeline,
+ * padded shared memory. dmma: m16n8k8 steps with double-buffered fragments
+ * and K slices of 32 where 216 KB of shared memory fit (9.0, 10.x); the
+ * m16n8k16 step loop with slices of 16 on 8.0 (m8n8k4 below 9.0).
+ * dmma-k16: that step loop on every GPU; dmma-884: m8n8k4 on every GPU
+ * (the Ampere instruction, kept to compare and to test that path on
+ * Hopper). */
 cudaError_t tb_launch_dmma(const tb_dgemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_dmma_k16(const tb_dgemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_dmma_884(const tb_dgemm_args *args, cudaStream_t stream);
-/* The same kernel, other tilings: dmma-k32, slices of 32 in 3 stages (216
- * KB of shared memory: 9.0 and 10.x); dmma-64, 64-row tiles (two blocks
- * per SM) for every grid. */
-cudaError_t tb_launch_dmma_k32(const tb_dgemm_args *args, cudaStream_t stream);
-cudaError_t tb_launch_dmma_64(const tb_dgemm_args *args, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

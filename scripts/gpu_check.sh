@@ -7,6 +7,8 @@
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
+#   TB_CMAKE_ARGS=...           more cmake arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
+#                               to build for this GPU alone, faster);
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
 #          (2; 4 for shapes under 1 GFLOP) and shapes; TB_SWEEP_EXTRA: shapes
 #          added to the list; TB_SWEEP_DOUBLE_SHAPES: the shapes of the sweep
@@ -40,7 +42,7 @@ export TILEDBLAS_CACHE_DIR=/tmp/tb-cache   # measured rates: never the user's ca
 step "build"
 cmake -S "$root" -B /tmp/tb-build -G Ninja -DCMAKE_PREFIX_PATH="$prefix/usr" \
       -DCMAKE_LIBRARY_PATH="$lib/openblas-pthread" \
-      -DCMAKE_INCLUDE_PATH="$prefix/usr/include/x86_64-linux-gnu/openblas-pthread" >"$out/cmake.log" 2>&1 \
+      -DCMAKE_INCLUDE_PATH="$prefix/usr/include/x86_64-linux-gnu/openblas-pthread" ${TB_CMAKE_ARGS:-} >"$out/cmake.log" 2>&1 \
     || { tail -30 "$out/cmake.log"; exit 1; }
 cmake --build /tmp/tb-build >"$out/build.log" 2>&1 || { grep -B3 -A20 FAILED "$out/build.log" | head -60; exit 1; }
 grep -E "ptxas info *: (Used|Compiling)|spill" "$out/build.log" | sed 's/^ *//' | sort -u > "$out/ptxas.txt"

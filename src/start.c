@@ -15,7 +15,7 @@
  * when no rates are cached and the GPU's are measured. */
 #define TB_START_EXPECTED_S 0.35
 /* A call that waits never waits longer than this past the expected end. */
-#define TB_START_WAIT_SLACK_S 2.0
+#define TB_START_WAIT_SLACK_S 3.0
 
 static pthread_mutex_t tb_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t tb_start_done_cond = PTHREAD_COND_INITIALIZER;

@@ -147,32 +147,39 @@ model-trace)
     [ "$lines" -ge 8 ] || fail "$lines of 10 decision lines carry predictions: $(head -2 "$tmp/err")"
     pass "$weighed large calls traced with both predicted times, small ones without; decision lines too" ;;
 calibrate)
-    # Auto mode's first call that may use the GPU reads this machine's rates
-    # from the cache, or measures them once and caches them; a changed key
-    # or a damaged file measures again. No GPU: nothing measured or written.
+    # Auto mode reads this machine's rates from the cache once CUDA has
+    # started in the background; with none cached it measures the GPU's own
+    # there and caches nothing; TILEDBLAS_CALIBRATE=force measures all and
+    # caches it; a changed key or a damaged file is not believed. The
+    # program is one 8192^3 call, which waits for the start (so the start,
+    # and its line, always come before the process ends). No GPU: nothing
+    # measured or written.
     unset TILEDBLAS_CALIBRATE
-    run() { TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
-                >/dev/null 2>"$tmp/$1" || fail "wrong results ($1)"; }
-    run err1
+    run() { TILEDBLAS_VERBOSE=2 pre "$bin/../bench_startup" 8192 1 >/dev/null 2>"$tmp/$1" || fail "failed ($1)"; }
     if ! have_gpu; then
+        TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
+            >/dev/null 2>"$tmp/err1" || fail "wrong results"
         [ ! -e "$tmp/cache" ] || fail "no GPU, yet rates were cached: $(ls "$tmp/cache")"
         [ "$(count 'cost model' "$tmp/err1")" = 0 ] || fail "no GPU, yet: $(grep 'cost model' "$tmp/err1")"
         pass "no GPU: nothing measured, nothing cached"
     fi
-    [ "$(count 'cost model: measured by this process' "$tmp/err1")" = 1 ] || fail "not measured once: $(grep 'cost model' "$tmp/err1")"
+    run err1
+    [ "$(count "cost model: the GPU's measured by this process" "$tmp/err1")" = 1 ] ||
+        fail "the GPU's rates not measured once: $(grep 'cost model' "$tmp/err1")"
+    ! ls "$tmp"/cache/rates-*.txt >/dev/null 2>&1 || fail "a partial measurement was cached"
+    TILEDBLAS_CALIBRATE=force run err2
+    [ "$(count 'cost model: measured by this process' "$tmp/err2")" = 1 ] || fail "force did not measure: $(grep 'cost model' "$tmp/err2")"
     f=$(ls "$tmp"/cache/rates-*.txt) || fail "nothing cached"
-    run err2
-    grep -q "cost model: this machine's, read from $f" "$tmp/err2" || fail "the cache was not read: $(grep 'cost model' "$tmp/err2")"
-    TILEDBLAS_STREAMS=1 run err3
-    grep -q "cost model: measured" "$tmp/err3" || fail "another key did not measure again"
-    [ "$(ls "$tmp"/cache/rates-*.txt | wc -l)" = 2 ] || fail "not two rate files: $(ls "$tmp/cache")"
+    run err3
+    grep -q "cost model: this machine's, read from $f" "$tmp/err3" || fail "the cache was not read: $(grep 'cost model' "$tmp/err3")"
+    TILEDBLAS_STREAMS=1 run err4
+    grep -q "cost model: the GPU's measured" "$tmp/err4" || fail "another key was believed: $(grep 'cost model' "$tmp/err4")"
     sed -i 's/^gpu_flops .*/gpu_flops many/' "$f"
-    run err4
-    grep -q "cost model: measured" "$tmp/err4" || fail "a damaged file was believed: $(grep 'cost model' "$tmp/err4")"
-    grep -q "^gpu_flops [0-9]" "$f" || fail "the damaged file was not rewritten"
-    TILEDBLAS_CALIBRATE=off run err5
-    [ "$(count 'cost model' "$tmp/err5")" = 0 ] || fail "calibrate=off still calibrated"
-    pass "measured once ($(sed -n 's/.*measured by this process in \([0-9]*\) ms.*/\1/p' "$tmp/err1") ms), then read back; new key or damaged file measured again" ;;
+    run err5
+    grep -q "cost model: the GPU's measured" "$tmp/err5" || fail "a damaged file was believed: $(grep 'cost model' "$tmp/err5")"
+    TILEDBLAS_CALIBRATE=off run err6
+    [ "$(count 'cost model' "$tmp/err6")" = 0 ] || fail "calibrate=off still calibrated"
+    pass "the GPU's rates measured in the background ($(sed -n 's/.*measured by this process in \([0-9]*\) ms.*/\1/p' "$tmp/err1") ms), force measured all and cached, read back; new key or damaged file not believed" ;;
 mode-cpu)
     TILEDBLAS_MODE=cpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 100 >/dev/null 2>"$tmp/err" || fail "wrong results"
     [ "$(count ' -> cpu (mode-cpu)' "$tmp/err")" -ge 80 ] || fail "mode=cpu not honoured: $(head -3 "$tmp/err")"

@@ -8,7 +8,7 @@
  * Kernels that do not fit this GPU are skipped with a line saying so.
  * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N, --min N
  * (sizes and edge cases from N up: the flat ones under a sanitizer),
- * --kernels a,b,c, --dtype float|double|all, --verbose. */
+ * --kernels a,b,c, --dtype float|double|all (default all), --verbose. */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -314,7 +314,7 @@ static void run_as(tcase c, tb_dtype dt, const char *klist)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, maxs = 1 << 30, mins = 0, types = 1;   /* bit 0: fp32, bit 1: fp64 */
+    int quick = 0, maxs = 1 << 30, mins = 0, types = 3;   /* bit 0: fp32, bit 1: fp64 */
     const char *klist = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
