@@ -7,6 +7,7 @@
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
+#   TB_CTEST_EXCLUDE=...        leaves the matching ones out;
 #   TB_CMAKE_ARGS=...           more cmake arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
 #                               to build for this GPU alone, faster);
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
@@ -52,7 +53,7 @@ TBLIB=$B/libtiledblas.so
 
 if want ctest; then
 step "ctest (GPU tests included)"
-(cd $B && ctest -j6 --timeout 400 --output-on-failure ${TB_CTEST_REGEX:+-R "$TB_CTEST_REGEX"} 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP|Error|error" | head -90)
+(cd $B && ctest -j6 --timeout 400 --output-on-failure ${TB_CTEST_REGEX:+-R "$TB_CTEST_REGEX"} ${TB_CTEST_EXCLUDE:+-E "$TB_CTEST_EXCLUDE"} 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP|Error|error" | head -90)
 
 fi
 if want calibrate; then
