@@ -7,7 +7,9 @@
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 /* How long a start takes, for the calls that weigh waiting for it against
  * the CPU BLAS: about 0.25 s on the H200 machine (cuInit 0.10 s, the
@@ -23,14 +25,45 @@ static int tb_start_launched;     /* the thread was made (or run here)          
 static int tb_start_done;         /* the thread has finished: CUDA up (or not), rates final */
 static double tb_start_t0, tb_start_s;
 
+/* A process that exits while the start thread still works (a short
+ * program) must not take the CUDA runtime or the CPU BLAS apart under it:
+ * either hangs the exit. atexit handlers run last-registered first, so this
+ * one, registered by the start thread once CUDA runs, runs before the CUDA
+ * runtime's teardown (registered while CUDA started) and before any
+ * library's destructor (the CPU BLAS's among them, which a calibration
+ * uses): it tells the thread to skip what is left and waits for it, at
+ * most TB_START_EXIT_WAIT_S. */
+#define TB_START_EXIT_WAIT_S 10.0
+static int tb_start_abandon;
+
+static pid_t tb_start_pid;        /* a forked child has no start thread to wait for */
+
+static void tb_start_at_exit(void)
+{
+    if (getpid() != tb_start_pid)
+        return;
+    __atomic_store_n(&tb_start_abandon, 1, __ATOMIC_RELEASE);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)TB_START_EXIT_WAIT_S;
+    pthread_mutex_lock(&tb_start_lock);
+    int rc = 0;
+    while (!tb_start_done && rc == 0)
+        rc = pthread_cond_timedwait(&tb_start_done_cond, &tb_start_lock, &until);
+    pthread_mutex_unlock(&tb_start_lock);
+}
+
 static void *tb_start_thread(void *arg)
 {
     (void)arg;
     tb_reason why;
     tb_gpu_start();
     if (tb_gpu_state_now(&why) == 1) {
-        tb_gpu_warm();
-        tb_calibrate_ensure();
+        atexit(tb_start_at_exit);
+        if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
+            tb_gpu_warm();
+        if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
+            tb_calibrate_ensure();
     }
     pthread_mutex_lock(&tb_start_lock);
     tb_start_s = tb_now() - tb_start_t0;
@@ -46,6 +79,7 @@ static void *tb_start_thread(void *arg)
 static void tb_start_launch(void)
 {
     tb_start_t0 = tb_now();
+    tb_start_pid = getpid();
     pthread_attr_t attr;
     pthread_t t;
     int ok = pthread_attr_init(&attr) == 0;

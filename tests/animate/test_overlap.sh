@@ -11,13 +11,24 @@
 #      (ragged edges along each axis, one thin axis) with each of the four
 #      kernels, a thread at a block's far corner, and three traced calls
 #      (GPU, column-major, CPU).
-# Exit 0 pass, 1 fail, 77 skip (no python3).
+# Exit 0 pass, 1 fail, 77 skip (no python3, or no DejaVu Sans).
 set -u
 drv=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v python3 >/dev/null 2>&1; then
     echo "SKIP: python3 not installed"
+    exit 77
+fi
+# Without the font's own metrics the checker only estimates widths, too
+# coarsely to judge a layout drawn for DejaVu Sans (the test tools install
+# fonts-dejavu-core).
+font=
+for d in /usr/share/fonts/truetype/dejavu /usr/share/fonts/dejavu /usr/share/fonts/TTF; do
+    [ -f "$d/DejaVuSans.ttf" ] && font=$d/DejaVuSans.ttf
+done
+if [ -z "$font" ]; then
+    echo "SKIP: DejaVu Sans (fonts-dejavu-core) not installed: text widths unknown"
     exit 77
 fi
 mkdir -p "$out"
