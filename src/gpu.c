@@ -151,7 +151,7 @@ static void tb_gpu_mark_started(void)
     }
 }
 
-int tb_gpu_begin(void)
+int tb_gpu_begin(int go)
 {
     if (tb_gpu_in_child)
         return 0;
@@ -160,6 +160,8 @@ int tb_gpu_begin(void)
     if (mine && !tb_gpu_driver_present()) {
         tb_gpu_init();      /* fails at once, saying why: nothing to start in the background */
         mine = 0;
+    } else if (mine && !go) {
+        mine = 0;           /* not yet: it stays untried */
     } else if (mine) {
         tb_gpu_mark_started();
         __atomic_store_n(&tb_gpu_state, TB_GPU_STARTING, __ATOMIC_RELEASE);

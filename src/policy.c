@@ -246,17 +246,18 @@ static void tb_say_unavailable(tb_reason why, tb_mode mode)
                      tb_reason_name(why), tb_gpu_detail());
 }
 
-/* Auto mode, a call the GPU may take: CUDA starts in the background on
- * the first one (start.c), and calls run on the CPU BLAS until the GPU and
- * the rates are ready (gpu-starting). A call that the model puts on the GPU
- * by more than what is left of the start waits for it instead (one 8192^3
- * call: about 0.25 s to wait plus 30 ms against a second on the CPU). */
+/* Auto mode, a call the GPU may take: CUDA starts in the background once
+ * such calls have spent on the CPU what a start costs (start.c), and calls
+ * run on the CPU BLAS until the GPU and the rates are ready (gpu-starting).
+ * A call that the model puts on the GPU by more than what is left of the
+ * start waits for it instead (one 8192^3 call: about 0.3 s to wait plus 30
+ * ms against a second on the CPU). */
 static tb_decision tb_decide_auto(const tb_problem *p, tb_decision d)
 {
     tb_reason why;
     double left = 0.0;
     const int final = tb_rates_final();
-    tb_gpu_poll_t st = tb_gpu_poll(&why, &left);
+    tb_gpu_poll_t st = tb_gpu_poll(&why, &left, d.route == TB_ROUTE_GPU ? d.pred_cpu_s : 0.0);
     if (st == TB_GPU_POLL_STARTING && d.route == TB_ROUTE_GPU && d.pred_cpu_s > left + d.pred_gpu_s)
         st = tb_gpu_wait(left, &why);
     if (st == TB_GPU_POLL_NONE) {

@@ -420,12 +420,18 @@ TB_HIDDEN double tb_gpu_start_seconds(void);
  * waits for a start under way); 0 when it is unavailable, with *why set
  * (gpu.c). Forced and verify modes, the tool, calibration. */
 TB_HIDDEN int tb_gpu_available(tb_reason *why);
-/* Auto mode's view, never blocking: TB_GPU_POLL_READY when the GPU path and
- * the rates are ready; TB_GPU_POLL_STARTING while the start thread runs (the
- * first such poll starts it, and *left gets the seconds it is expected to
- * take still); TB_GPU_POLL_NONE when unavailable, with *why set. */
+/* Auto mode's view, never blocking, for a call that would take cpu_s on
+ * the CPU were the GPU to take it (0 for a call the GPU would not take):
+ * TB_GPU_POLL_READY when the GPU path and the rates are ready;
+ * TB_GPU_POLL_STARTING while the start thread runs, or before it is due
+ * (tb_start_due; the poll that finds it due starts it), with *left the
+ * seconds the start is expected to take still; TB_GPU_POLL_NONE when
+ * unavailable, with *why set. */
 typedef enum { TB_GPU_POLL_READY, TB_GPU_POLL_STARTING, TB_GPU_POLL_NONE } tb_gpu_poll_t;
-TB_HIDDEN tb_gpu_poll_t tb_gpu_poll(tb_reason *why, double *left);
+TB_HIDDEN tb_gpu_poll_t tb_gpu_poll(tb_reason *why, double *left, double cpu_s);
+/* Rent or buy: 1 when a start is due, the GPU's calls having spent owed_s
+ * on the CPU so far and this one about to spend cpu_s (pure, for tests). */
+TB_HIDDEN int tb_start_due(double owed_s, double cpu_s);
 /* Waits at most `limit` seconds for a start under way to end; then as
  * tb_gpu_poll. */
 TB_HIDDEN tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why);
@@ -434,12 +440,14 @@ TB_HIDDEN tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why);
  * say which part of C is already final (none of it, unless the failure came
  * while results were streaming back); the rest of C is untouched. */
 TB_HIDDEN tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t);
-/* The start's steps for start.c: tb_gpu_begin returns 1 to the one caller
- * that moves the state from untried to starting (that caller then runs
- * tb_gpu_start, on whatever thread); tb_gpu_start starts CUDA and wakes
+/* The start's steps for start.c: tb_gpu_begin(go) returns 1 to the one
+ * caller that moves the state from untried to starting (that caller then
+ * runs tb_gpu_start, on whatever thread); with go 0 it only finds out
+ * whether a driver is there at all (none: unavailable at once, no thread);
+ * tb_gpu_start starts CUDA and wakes
  * whoever waits in tb_gpu_available; tb_gpu_state_now says, never
  * blocking, 1 ready, 0 untried or starting, -1 unavailable (*why set). */
-TB_HIDDEN int tb_gpu_begin(void);
+TB_HIDDEN int tb_gpu_begin(int go);
 TB_HIDDEN void tb_gpu_start(void);
 TB_HIDDEN int tb_gpu_state_now(tb_reason *why);
 /* Pinned staging for the first calls, made ahead (pipeline.c; start.c's
