@@ -468,32 +468,25 @@ static int tb_cal_locked(int force, int gpu_only, char *report, size_t rlen)
     } else if (s->fault != TB_STAGE_NONE) {
         snprintf(tb_cal_source, sizeof tb_cal_source, "built in (not measured while %s is set)",
                  TB_ENV_FAULT);
-    } else if (gpu_only) {
+    } else {
         const char *why = "";
         double t0 = tb_now();
         tb_rates r;
-        if (tb_calibrate_measure_gpu(&r, &why) == 0) {
+        if ((gpu_only ? tb_calibrate_measure_gpu(&r, &why) : tb_calibrate_measure(&r, &why)) != 0) {
+            snprintf(tb_cal_source, sizeof tb_cal_source, "built in (measuring failed: %s)", why);
+        } else if (gpu_only) {
             tb_cal_rates = r;
             changed = 1;
             snprintf(tb_cal_source, sizeof tb_cal_source, "the GPU's measured by this process in "
                      "%.0f ms, copies and CPU BLAS built in (none cached: `tiledblas calibrate` "
                      "measures all and caches them)", (tb_now() - t0) * 1e3);
         } else {
-            snprintf(tb_cal_source, sizeof tb_cal_source, "built in (measuring failed: %s)", why);
-        }
-    } else {
-        const char *why = "";
-        double t0 = tb_now();
-        tb_rates r;
-        if (tb_calibrate_measure(&r, &why) == 0) {
             tb_cal_rates = r;
             changed = 1;
             int saved = have_path && tb_cache_save(path, key, &r) == 0;
             snprintf(tb_cal_source, sizeof tb_cal_source, "measured by this process in %.0f ms%s%s",
                      (tb_now() - t0) * 1e3, saved ? ", saved to " : " (not saved",
                      saved ? path : have_path ? ": cannot write the cache)" : ": no cache directory)");
-        } else {
-            snprintf(tb_cal_source, sizeof tb_cal_source, "built in (measuring failed: %s)", why);
         }
     }
     if (changed)
