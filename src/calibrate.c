@@ -54,7 +54,7 @@
 static pthread_mutex_t tb_cal_lock = PTHREAD_MUTEX_INITIALIZER;
 static int tb_cal_done;                  /* the rates are final              */
 static tb_rates tb_cal_rates;            /* published once measured or read  */
-static char tb_cal_source[1200] = "built in (H200 machine); measured on the first GPU call";
+static char tb_cal_source[1200] = "built in (H200 machine) until CUDA starts";
 
 /* ---- the measurement ------------------------------------------------------ */
 
@@ -531,10 +531,10 @@ void tb_calibration_describe(char *buf, size_t len)
         tb_calibration_path(path, sizeof path, key, sizeof key) != 0)
         return;
     if (tb_cache_load(path, key, &r) == 0)
-        snprintf(buf, len, "this machine's, cached in %s (read on the first GPU call)", path);
+        snprintf(buf, len, "this machine's, cached in %s (read once CUDA starts)", path);
     else
-        snprintf(buf, len, "built in (H200 machine) until the first GPU call measures this "
-                 "machine's (about 1.1 s) and caches them in %s", path);
+        snprintf(buf, len, "built in (H200 machine), the GPU's own measured once CUDA starts; "
+                 "`tiledblas calibrate` measures all and caches them in %s", path);
 }
 
 int tb_calibrate_now(char *report, size_t len)

@@ -1,7 +1,7 @@
 /* src/tool/cmd_calibrate.c - `tiledblas calibrate`: measure this machine's
  * rates for the GPU/CPU decision, single and double precision, now and
- * cache them (tiledblas_calibrate), instead of letting the first GPU call of
- * some program do it. */
+ * cache them (tiledblas_calibrate): auto mode reads them once CUDA starts,
+ * and without them measures only the GPU's own. */
 #include "tool.h"
 #include "tiledblas.h"
 #include <stdio.h>
@@ -16,9 +16,10 @@ static const char tb_calibrate_usage[] =
     "times at 259 small single-precision shapes where the two are close - prints\n"
     "them (double's after \"double:\") and caches them in\n"
     "TILEDBLAS_CACHE_DIR (else $XDG_CACHE_HOME/tiledblas, else ~/.cache/tiledblas),\n"
-    "keyed by GPU, CPU, CPU BLAS and settings. Auto mode does the same by itself\n"
-    "on its first GPU call when nothing is cached; run this after changing\n"
-    "hardware or drivers, or on a quiet machine for steadier numbers.\n"
+    "keyed by GPU, CPU, CPU BLAS and settings, where auto mode reads them. With\n"
+    "nothing cached, auto mode measures only the GPU's own rates (the CPU BLAS's\n"
+    "and the copies' stay built in); run this once per machine, after changing\n"
+    "hardware or drivers, on a quiet machine for steadier numbers.\n"
     "Exit status: 0 measured, 1 no GPU here, 2 bad usage, 3 measuring failed.\n";
 
 int tb_cmd_calibrate(int argc, char **argv)
