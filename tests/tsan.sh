@@ -2,7 +2,7 @@
 # tests/tsan.sh SOURCE_DIR WORK_DIR - the library's host code under
 # ThreadSanitizer: builds the C sources with -fsanitize=thread into WORK_DIR
 # (the CUDA kernels as usual), then runs the copy pool's test and
-# sgemm_check under the preload from 4 to 64 threads, with statistics,
+# sgemm_check under the preload from 4 to 64 threads (both precisions), with statistics,
 # trace and decision lines on and off, verify mode and around fork. Any
 # report fails the test. Without a GPU this covers the decision, the CPU
 # route, accounting and the pool; the GPU path itself runs under
@@ -36,7 +36,8 @@ grep -q "WARNING: ThreadSanitizer" "$out" && fail "test_pool: $(grep -A20 -m1 'W
 [ $rc = 0 ] || fail "test_pool exit $rc: $(tail -3 "$out")"
 runs=1
 for args in "--calls 320 --threads 16" "--calls 640 --threads 64 --rownn --max-dim 40" \
-            "--calls 60 --threads 4 --fork" "--calls 320 --threads 8 --api mixed"; do
+            "--calls 60 --threads 4 --fork" "--calls 320 --threads 8 --api mixed" \
+            "--calls 320 --threads 16 --api mixed --double"; do
     for env in "TILEDBLAS_VERBOSE=0" "TILEDBLAS_STATS=1 TILEDBLAS_TRACE=$dir/trace.jsonl TILEDBLAS_VERBOSE=2" \
                "TILEDBLAS_MODE=verify TILEDBLAS_STATS=1"; do
         rm -f "$dir/trace.jsonl"
