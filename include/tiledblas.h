@@ -79,6 +79,15 @@ int tiledblas_info(char *buf, size_t len);
  * usable, 0 when not. */
 int tiledblas_gpu_describe(char *buf, size_t len);
 
+/* Starts the GPU path now, as auto mode does by itself once the calls the
+ * GPU would take have spent on the CPU what a start costs: CUDA, pinned
+ * staging and this machine's rates, on the library's own thread; waits at
+ * most timeout_s seconds for them (0: does not wait). For programs that know
+ * they will multiply large matrices, and for benchmarks of the steady state.
+ * Returns 1 when the GPU path is ready, 0 when it is still starting, -1
+ * when there is no usable GPU (or in a child forked after the start). */
+int tiledblas_gpu_start(double timeout_s);
+
 /* Measures this machine's rates for the GPU/CPU decision now (CPU BLAS,
  * transfers, kernel; about 0.1 s) and saves them to the cache directory
  * (TILEDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/tiledblas, else

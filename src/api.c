@@ -137,6 +137,17 @@ TB_EXPORT int tiledblas_gpu_describe(char *buf, size_t len)
     return tb_gpu_describe_for_user(buf, len);
 }
 
+TB_EXPORT int tiledblas_gpu_start(double timeout_s)
+{
+    tb_reason why;
+    double left = 0.0;
+    /* A call "worth" a start makes it due at once. */
+    tb_gpu_poll_t st = tb_gpu_poll(&why, &left, 1e30);
+    if (st == TB_GPU_POLL_STARTING && timeout_s > 0.0)
+        st = tb_gpu_wait(timeout_s, &why);
+    return st == TB_GPU_POLL_READY ? 1 : st == TB_GPU_POLL_NONE ? -1 : 0;
+}
+
 TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
 {
     tb_reason why;

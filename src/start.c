@@ -150,6 +150,8 @@ tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
+    if (limit > 3600.0)
+        limit = 3600.0;
     const double end = until.tv_sec + until.tv_nsec * 1e-9 + limit + TB_START_WAIT_SLACK_S;
     until.tv_sec = (time_t)end;
     until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
