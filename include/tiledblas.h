@@ -89,10 +89,10 @@ int tiledblas_gpu_describe(char *buf, size_t len);
 int tiledblas_gpu_start(double timeout_s);
 
 /* Measures this machine's rates for the GPU/CPU decision now (CPU BLAS,
- * transfers, kernel; about 0.1 s) and saves them to the cache directory
- * (TILEDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/tiledblas, else
- * ~/.cache/tiledblas), where auto mode finds them; what auto mode otherwise
- * does by itself on its first GPU call when nothing is cached. Writes a
+ * transfers, kernels, the small-call grid; both precisions) and saves them
+ * to the cache directory (TILEDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/tiledblas,
+ * else ~/.cache/tiledblas), where auto mode finds them once CUDA starts;
+ * with nothing cached auto mode measures only the GPU's own rates. Writes a
  * report to buf. Returns 0 when measured, 1 when there is no GPU, -1 when
  * measuring failed (the built-in rates stay). Starts CUDA. */
 int tiledblas_calibrate(char *buf, size_t len);

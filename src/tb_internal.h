@@ -293,7 +293,7 @@ TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
 /* Makes the rates final: this machine's cached rates, or the GPU's own
  * measured (the kernels and the per-call cost, about 0.1 s, disturbing no
  * CPU BLAS call) and the rest built in, nothing cached; with
- * TILEDBLAS_CALIBRATE=force everything measured and cached (about 1.3 s);
+ * TILEDBLAS_CALIBRATE=force everything measured and cached;
  * the built-in ones with =off or when measuring fails. Needs the GPU
  * started (start.c's thread runs it); thread-safe, runs once. Returns 1
  * when the rates changed. */
