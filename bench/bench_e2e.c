@@ -381,14 +381,15 @@ int main(int argc, char **argv)
         /* OpenBLAS's threads spin for a while after a call; let them sleep
          * so that they do not compete with the shim's copy threads. */
         usleep(300000);
-        host_gemm(pr, shim, &sh, A, B, C);   /* warm-up: CUDA starts */
         /* In auto mode CUDA starts in the background once it pays, while
          * calls run on the CPU BLAS: the timed calls are the steady state, so
-         * the GPU path is started and waited for here (tiledblas_gpu_start),
-         * then warmed up once more. A start's own cost is what
-         * scripts/startup.sh measures. */
+         * the GPU path is started and waited for first (tiledblas_gpu_start;
+         * a start's own cost is what scripts/startup.sh measures), then two
+         * warm-up calls. A warm-up on the CPU BLAS would wake OpenBLAS's
+         * threads, which then compete with the timed GPU calls' copies. */
         if (have_gpu && gpu_start)
             gpu_start(30.0);
+        host_gemm(pr, shim, &sh, A, B, C);   /* warm-up: the GPU's buffers */
         host_gemm(pr, shim, &sh, A, B, C);
         nt = 0;
         for (double total = 0.0; !enough(nt, r, total); total += t[nt++]) {

@@ -16,6 +16,8 @@
 #          in double precision, run the same way after it (set empty: none);
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   TB_SWITCH_SHAPES: step switch's shapes;
+#   TB_STARTUP_ROUNDS (5), TB_STARTUP_EXITS (20): step startup's rounds, and
+#          its processes that exit or fork while the GPU starts;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
 #          switch startup (xscblat3 runs xdcblat3 too)
@@ -117,16 +119,21 @@ done
 fi
 if want startup; then
 step "start-up: short programs as whole processes, OpenBLAS alone against the preload (cached rates, first run)"
-bash "$root/scripts/startup.sh" $TBLIB $B/bench_startup --rounds 5 \
+bash "$root/scripts/startup.sh" $TBLIB $B/bench_startup --rounds ${TB_STARTUP_ROUNDS:-5} \
     --programs 2048x3,1024x10,2048x30,8192x1,2048x3:double,4096x1:double 2>&1 | tee "$out/startup.txt"
-echo "-- exit while the GPU starts: 20 processes of one 2048^3 call each, empty cache, and 20 forking"
+echo "-- 30 calls of 2048^3 as the trace sees them (rates cached): calls per route and reason, and the start"
+TILEDBLAS_TRACE=$out/startup-trace.jsonl LD_PRELOAD=$TBLIB $B/bench_startup 2048 30 >/dev/null
+grep -oE '"route":"[a-z]+","reason":"[a-z-]+"' "$out/startup-trace.jsonl" | sort | uniq -c
+grep -oE '"t":[0-9.]+,.*"gpu_start_s":[0-9.]+' "$out/startup-trace.jsonl" | sed -E 's/"t":([0-9.]+),.*"gpu_start_s":([0-9.]+)/GPU ready after a start of \2 s, by the call at t = \1 s/'
+n=${TB_STARTUP_EXITS:-20}
+echo "-- exit while the GPU starts: $n processes of one 2048^3 call each, empty cache, and $n forking"
 bad=0
-for i in $(seq 20); do
+for i in $(seq $n); do
     rm -rf /tmp/tb-empty
     TILEDBLAS_CACHE_DIR=/tmp/tb-empty LD_PRELOAD=$TBLIB timeout 30 $B/bench_startup 2048 1 >/dev/null 2>&1 || bad=$((bad + 1))
     LD_PRELOAD=$TBLIB timeout 60 $B/tests/sgemm_check --calls 6 --min-dim 600 --max-dim 900 --fork >/dev/null 2>&1 || bad=$((bad + 1))
 done
-echo "exit and fork during the start: $bad of 40 processes failed or hung"
+echo "exit and fork during the start: $bad of $((2 * n)) processes failed or hung"
 fi
 if want e2e; then
 step "end to end: one call through the shim (forced GPU) against OpenBLAS SkylakeX, 16 threads"

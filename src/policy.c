@@ -15,10 +15,11 @@
  * never faster. A route is measured in a class once it ran there twice: the
  * first calls of a route are the ones disturbed (on the H200 machine the
  * first GPU calls after CUDA starts ran 1.4-2 times slow, and the first CPU
- * calls right after CUDA started up to 3 times). Once the other route is
- * measured, one call is enough: every call of the slower route costs, and
- * a disturbed one is corrected by the re-check (rule 3). A GPU call that
- * allocated does not count at all (dispatch.c).
+ * calls right after CUDA started up to 3 times). The GPU, tried once the
+ * CPU is measured, counts after one call: every call of the slower route
+ * costs, and a disturbed one is corrected by the re-check (rule 3). The
+ * CPU always needs two (rule 2 says why). A GPU call that allocated does
+ * not count at all (dispatch.c).
  * The table is small and fixed; a trylock never blocks a call (nor
  * deadlocks in a child forked while another thread held it: that child
  * just stops measuring). */
@@ -104,16 +105,21 @@ void tb_policy_forget(void)
  *    fitted on lands from the clock at small and mid sizes (0.8-1.25x on
  *    the GPU, wider on the CPU, whose thread count changes with the shape).
  * 2. Inside the margin the class starts on the route the estimates put
- *    ahead (the GPU on a tie). Once the CPU is measured, the GPU is tried,
- *    and the faster measured route is taken; a class on the GPU does not
- *    try the CPU. Switching costs more than the route it tries: an OpenBLAS
- *    call right after GPU calls wakes its threads and is measured slow (3
- *    of 6 such calls of 300^3 and 700x200x900 took 22-24 ms for a 0.2-0.7
- *    ms product on the H200 machine), and for about 0.1 s after OpenBLAS
- *    calls, while its threads poll for work, GPU calls whose copies use our
- *    copy threads run up to 2-3 times slower (8192x8192x16: 14-15 ms
- *    against 7.6-8.1). A GPU call between CPU calls leaves them undisturbed,
- *    so that way round a try costs only its own call.
+ *    ahead (the GPU on a tie); then it tries the other route, and from then
+ *    on takes the faster measured one. The two ways round cost differently.
+ *    A GPU call between CPU calls leaves them undisturbed, so a class on
+ *    the CPU tries the GPU once its CPU is measured, ahead or not. A CPU
+ *    call right after GPU calls wakes OpenBLAS's threads and is measured
+ *    slow (3 of 6 such calls of 300^3 and 700x200x900 took 22-24 ms for a
+ *    0.2-0.7 ms product on the H200 machine), and for about 0.1 s after it,
+ *    while those threads poll for work, GPU calls whose copies use our copy
+ *    threads run up to 2-3 times slower (8192x8192x16: 14-15 ms against
+ *    7.6-8.1). So a class on the GPU tries the CPU only when the CPU's
+ *    estimate is ahead of the GPU's measured time (the model put the class
+ *    on the GPU and its calls then ran slower than it said: on the H200
+ *    machine 900x900x30 and 2500x2500x6 stayed on a GPU 1.2-1.3 times
+ *    slower than the CPU), and then twice: the CPU counts as measured after
+ *    two of its calls, never one.
  * 3. A class on the CPU whose GPU is measured too, and within
  *    TB_RECHECK_SPAN of the CPU, re-checks the GPU one call in `every`: 16
  *    at first, doubling after each re-check up to 1024, so that a steady
@@ -122,7 +128,8 @@ void tb_policy_forget(void)
  *    GPU measurement cannot then hold the class on the CPU: a re-check that
  *    runs faster lowers the best time, and the class turns over by itself.
  *    4x: the disturbed measurements above ran up to 3 times slow. The CPU
- *    is not re-checked from the GPU, for the reason of rule 2.
+ *    is not re-checked from the GPU: every re-check would pay the way back
+ *    of rule 2.
  * With TILEDBLAS_LEARN=off nothing is measured and the faster estimate of
  * the model is taken. */
 #define TB_MARGIN 1.2
@@ -156,8 +163,9 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est
     const int learn = tb_settings_get()->learn;
     const int locked = learn && pthread_mutex_trylock(&tb_class_lock) == 0;
     if (locked && (s = tb_class_find(tb_policy_class(p), 0)) != NULL) {
-        for (int r = 0; r < 2; r++)
-            measured[r] = s->seen[r] >= 2 || (s->seen[r] >= 1 && s->seen[1 - r] >= 2);
+        measured[TB_ROUTE_CPU] = s->seen[TB_ROUTE_CPU] >= 2;
+        measured[TB_ROUTE_GPU] = s->seen[TB_ROUTE_GPU] >= 2 ||
+                                 (s->seen[TB_ROUTE_GPU] >= 1 && s->seen[TB_ROUTE_CPU] >= 2);
         for (int r = 0; r < 2; r++)
             if (measured[r])
                 est[r] *= s->best[r];
@@ -172,9 +180,12 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est
         *why = cpu || gpu ? tb_why_measured[fast] : tb_why_faster[fast];
     } else if (cpu && gpu) {                                             /* rule 2 */
         *why = tb_why_measured[fast];
-    } else if (cpu || gpu) {
-        route = TB_ROUTE_GPU;      /* the GPU tried after the CPU, or kept */
-        *why = gpu ? TB_WHY_GPU_MEASURED : TB_WHY_GPU_TRY;
+    } else if (cpu) {
+        route = TB_ROUTE_GPU;      /* the GPU tried after the CPU */
+        *why = TB_WHY_GPU_TRY;
+    } else if (gpu) {
+        route = fast;              /* the CPU tried only when its estimate is ahead */
+        *why = fast == TB_ROUTE_CPU ? TB_WHY_CPU_TRY : TB_WHY_GPU_MEASURED;
     } else {
         *why = tb_why_try[fast];
     }

@@ -9,13 +9,17 @@ computes in its own loop, never in BLAS.
 --big adds three float32 sizes with m*n*k >= 1024^3 (1024^3 and two oblong
 ones, one of odd sizes), large enough for auto mode's cost model to send
 them to the GPU (scripts/gpu_numpy.sh); without it the run is the quick one
-CI makes. (The long-double reference would take minutes there.)"""
+CI makes. (The long-double reference would take minutes there.)
+--long then repeats a float32 2048^3 product for three seconds, each one
+checked: a program that long is what auto mode starts the GPU for, once its
+products have spent on the CPU what a start costs."""
 import sys
+import time
 import numpy as np
 
 args = sys.argv[1:]
-if any(a != "--big" for a in args):
-    sys.exit("usage: numpy_check.py [--big]")
+if any(a not in ("--big", "--long") for a in args):
+    sys.exit("usage: numpy_check.py [--big] [--long]")
 sizes = [(64, 64, 64), (300, 200, 100), (129, 65, 257), (512, 384, 640)]   # (m, k, n)
 big = [(1024, 1024, 1024), (2048, 1536, 1024), (1537, 1031, 1283)] if "--big" in args else []
 wider = {np.float32: np.float64, np.float64: np.longdouble}
@@ -59,9 +63,32 @@ def check(dtype, sizes, rng):
     return products, worst
 
 
+
+
+def check_long(rng, seconds=3.0, n=2048):
+    """The same float32 n^3 product again and again for `seconds`; returns how
+    many and the worst error over its bound."""
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 2.0 * (n + 2) * np.finfo(np.float32).eps * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
+    products, worst, t0 = 0, 0.0, time.monotonic()
+    while products < 10 or time.monotonic() - t0 < seconds:
+        err = np.abs((a @ b).astype(np.float64) - ref)
+        products += 1
+        worst = max(worst, float((err / bound).max()))
+        if not np.all(err <= bound):
+            print(f"FAIL float32 {n}x{n}x{n} repeated, product {products}: max error {float(err.max()):.3e}")
+            sys.exit(1)
+    return products, worst
+
+
 rng = np.random.default_rng(7)
 for dtype, its_sizes in ((np.float32, sizes + big), (np.float64, sizes)):
     products, worst = check(dtype, its_sizes, rng)
+    if dtype is np.float32 and "--long" in args:
+        more, w = check_long(rng)
+        products, worst = products + more, max(worst, w)
     name = np.dtype(dtype).name
     print(f"{name} worst error / bound: {worst:.3f}")
     print(f"products {name}: {products}")

@@ -1,6 +1,6 @@
 /* tests/test_policy.c - unit tests of auto mode's three rules (policy.c) on
  * made-up model times: the margin; inside it, a class on the CPU trying the
- * GPU and a class on the GPU staying; measurements replacing the model; the
+ * GPU and a class on the GPU trying the CPU; measurements replacing the model; the
  * re-check of the GPU from the CPU and its doubling interval; the shape
  * classes; whole sequences of calls as a program makes them. No GPU. */
 #include "unit_check.h"
@@ -57,24 +57,43 @@ static void test_measure_both(void)
           "gpu-measured (got %s, %.3g, %.3g)", tb_reason_name(why), est[0], est[1]);
 }
 
-/* Inside the margin, a class on the GPU stays there: the CPU, measured
- * slow right after GPU calls, is never tried. */
-static void test_gpu_stays(void)
+/* Inside the margin, a class on the GPU tries the CPU only when the CPU's
+ * estimate is ahead of the GPU's measured time; then twice, since the first
+ * CPU call after GPU calls is the disturbed one, then the faster measured
+ * route. */
+static void test_gpu_tries_cpu(void)
 {
     tb_policy_forget();
     const tb_problem p = problem_of(row_nn(600, 600, 600));
     const double cpu = 1.05e-4, gpu = 1.0e-4;
     tb_reason why;
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY, "the GPU ahead, close");
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.02e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.01e-4, gpu);
+    int tried = 0;
+    for (int i = 0; i < 50; i++)
+        tried += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU || why != TB_WHY_GPU_MEASURED;
+    CHECK(tried == 0, "the GPU measured at 1.01, still ahead of the CPU's untried 1.05: the CPU "
+          "is not tried (%d of 50 calls)", tried);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu);   /* no lower: the best stays */
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "a slower GPU call does not raise the best");
+    tb_policy_forget();
     tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu);
     tb_policy_record(&p, TB_ROUTE_GPU, 1.10e-4, gpu);
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
+          "the GPU measured at 1.1, behind the CPU's untried 1.05 but close: the CPU is tried "
+          "(got %s)", tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_CPU, 20e-4, cpu);   /* the disturbed first call */
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
+          "one CPU call after GPU calls is no measurement (got %s)", tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu);
     int on_cpu = 0, measured = 0;
     for (int i = 0; i < 200; i++) {
         on_cpu += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU;
         measured += why == TB_WHY_GPU_MEASURED;
     }
     CHECK(on_cpu == 0 && measured == 200,
-          "the GPU measured at 1.1, the CPU's untried 1.05 close: 200 calls stay on the GPU (%d on "
+          "the CPU measured 1.2, the GPU 1.1: 200 calls on the GPU, never the CPU again (%d on "
           "the CPU)", on_cpu);
     tb_policy_record(&p, TB_ROUTE_GPU, 1.5e-4, gpu);   /* slower calls change nothing */
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "a slower call does not raise the best");
@@ -237,6 +256,19 @@ static void test_sequences(void)
     calls(40, 1.0, 1.05, 1.0, 0.8, 1, 2.0, r);
     CHECK(!strncmp(r, "ccgg", 4) && strspn(r + 4, "c") == 15 && strspn(r + 19, "g") == 21,
           "close, the GPU's first measured call disturbed: %s", r);
+    /* Close, the GPU ahead but the CPU truly faster (the model's mistake
+     * on thin products): the GPU's allocating call and two measured ones,
+     * the CPU twice, then the CPU, re-checking the GPU 16 calls on. */
+    calls(24, 1.05, 1.0, 1.0, 1.2, 0, 1.0, r);
+    CHECK(!strncmp(r, "gggcc", 5) && strspn(r + 5, "c") == 15 && r[20] == 'g',
+          "close, the CPU faster than the model's GPU: %s", r);
+    /* Close, the GPU ahead and as fast as the model says: the CPU is not
+     * tried. Slower than that but still ahead of the CPU's estimate: tried
+     * twice, then back to the GPU. */
+    calls(12, 1.05, 1.0, 1.1, 1.0, 0, 1.0, r);
+    CHECK(!strcmp(r, "gggggggggggg"), "close, the GPU as fast as its model: %s", r);
+    calls(12, 1.05, 1.0, 1.3, 1.1, 0, 1.0, r);
+    CHECK(!strcmp(r, "gggccggggggg"), "close, the GPU slower than its model, the CPU slower still: %s", r);
 }
 
 int main(void)
@@ -249,7 +281,7 @@ int main(void)
     }
     test_margin();
     test_measure_both();
-    test_gpu_stays();
+    test_gpu_tries_cpu();
     test_measured_turns();
     test_recheck();
     test_sequences();
