@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <pthread.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,35 +70,11 @@ static void tb_start_at_exit(void)
     pthread_mutex_unlock(&tb_start_lock);
 }
 
-/* CUDA's own start (cuInit and the context: about 0.25 s of one core's
- * time, most of it in the kernel) runs on a thread of its own at the lowest
- * priority, so that it takes only the time the program's threads leave:
- * at the same priority it shared a core with one of the CPU BLAS's threads,
- * and the calls made meanwhile ran 1.6-5 times slower (on the H200 machine,
- * 2048^3 calls of 16 ms took 23-79 ms while CUDA started, with all 16
- * cores busy in OpenBLAS). A call that waits for the start leaves the
- * cores idle, so the start then runs at full speed. The threads the CUDA
- * driver makes meanwhile keep that priority; none of them is on the path
- * of a call (calls wait for the GPU on their own thread). The lower
- * priority cannot be undone without privilege, hence the thread apart:
- * what follows (staging, rates, the copy threads) runs at the program's. */
-static void *tb_start_cuda(void *arg)
-{
-    (void)arg;
-    setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
-    tb_gpu_start();
-    return NULL;
-}
-
 static void *tb_start_thread(void *arg)
 {
     (void)arg;
     tb_reason why;
-    pthread_t t;
-    if (pthread_create(&t, NULL, tb_start_cuda, NULL) == 0)
-        pthread_join(t, NULL);
-    else
-        tb_gpu_start();
+    tb_gpu_start();
     if (tb_gpu_state_now(&why) == 1) {
         atexit(tb_start_at_exit);
         if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
