@@ -121,7 +121,7 @@ if want startup; then
 step "start-up: short programs as whole processes, OpenBLAS alone against the preload (cached rates, first run)"
 bash "$root/scripts/startup.sh" $TBLIB $B/bench_startup --rounds ${TB_STARTUP_ROUNDS:-5} \
     --programs 2048x3,1024x10,2048x30,8192x1,2048x3:double,4096x1:double 2>&1 | tee "$out/startup.txt"
-echo "-- 30 calls of 2048^3 as the trace sees them (rates cached): calls per route and reason, and the start"
+echo "-- 30 calls of 2048^3 as the trace sees them (the rates in $TILEDBLAS_CACHE_DIR): calls per route and reason, and the start"
 TILEDBLAS_TRACE=$out/startup-trace.jsonl LD_PRELOAD=$TBLIB $B/bench_startup 2048 30 >/dev/null
 grep -oE '"route":"[a-z]+","reason":"[a-z-]+"' "$out/startup-trace.jsonl" | sort | uniq -c
 grep -oE '"t":[0-9.]+,.*"gpu_start_s":[0-9.]+' "$out/startup-trace.jsonl" | sed -E 's/"t":([0-9.]+),.*"gpu_start_s":([0-9.]+)/GPU ready after a start of \2 s, by the call at t = \1 s/'
