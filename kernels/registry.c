@@ -112,7 +112,8 @@ static const tb_kernel_info tb_kernels[] = {
      * producer warpgroup, persistent grid; thread_m x thread_n counts a
      * consumer thread's 64 accumulators. wgmma-simple: one warpgroup,
      * 64x128 tiles, plain loads, the readable version. */
-    {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent",
+    {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent, "
+               "split K",
      tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
      TB_SMEM_WGMMA, TB_FP32},
     {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",

@@ -303,6 +303,38 @@ extern "C" int tb_dsplit_parts(int m, int n, int k, int sms)
     return best > 1.15 * base ? tb_split_fit(k, pick) : 1;
 }
 
+/* The same for the wgmma kernel (sgemm_04_wgmma.cu), which splits K inside
+ * its own persistent grid: a work unit is one 128 x 128 tile and one range
+ * of 32-deep K slices, and tb_run_split_sum adds the units' partial C's.
+ * Scored as above with that kernel's price: the partials, 8 S mn bytes
+ * (written, then read by the sum) at ~3 TB/s, against 2mnk flops at ~125
+ * TFLOP/s, are about 167 S / k of the product's time. At most TB_MAX_SPLIT
+ * parts, each at least 256 deep; a clear gain (15%) only. The count
+ * returned leaves no part empty: every part ceil(slices / S) slices, the
+ * last one the rest. 768 x 768 x 16384 (36 tiles for 132 SMs) runs in 11
+ * parts (396 units, 3 full waves). */
+#define TB_WG_SPLIT_PRICE 167.0
+extern "C" int tb_wgmma_parts(int m, int n, int k, int sms)
+{
+    if (m <= 0 || n <= 0 || k < 512 || sms <= 0)
+        return 1;
+    const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    const double base = tb_fill(tiles, sms);
+    double best = base;
+    int pick = 1;
+    for (int parts = 2; parts <= TB_MAX_SPLIT && k / parts >= 256; parts++) {
+        const double score = tb_fill(parts * tiles, sms) / (1.0 + TB_WG_SPLIT_PRICE * parts / k);
+        if (score > best) {
+            best = score;
+            pick = parts;
+        }
+    }
+    if (best <= 1.15 * base)
+        return 1;
+    const int slices = (k + 31) / 32, chunk = (slices + pick - 1) / pick;
+    return (slices + chunk - 1) / chunk;
+}
+
 static int tb_split_count(const tb_gemm_args *g, int dev)
 {
     if (dev < 0 || dev >= TB_RUN_MAX_DEV)
@@ -356,6 +388,31 @@ tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int
             T *d = C + (size_t)r * ldc + c;
             *d = beta == T(0) ? alpha * s : alpha * s + beta * *d;
         }
+}
+
+/* Launch tb_split_sum for an m x n C. */
+template <typename T>
+static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int parts, int m, int n,
+                                  T alpha, T beta, T *C, size_t ldc, cudaStream_t stream)
+{
+    const unsigned gx = (unsigned)((n + 255) / 256 < 8 ? (n + 255) / 256 : 8);
+    const unsigned gy = (unsigned)(m < 65535 ? m : 65535);
+    tb_split_sum<T><<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, m, n, alpha, beta,
+                                                      C, ldc);
+    return cudaGetLastError();
+}
+
+/* For a kernel that split K itself (wgmma): C = alpha * (W_0 + ...) + beta
+ * * C with g's C, alpha and beta; counted with the splits made here. */
+extern "C" cudaError_t tb_run_split_sum(const float *W, size_t ldw, size_t wstride, int parts,
+                                        const tb_gemm_args *g, cudaStream_t stream)
+{
+    const cudaError_t e =
+        tb_split_close<float>(W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta, g->C, g->ldc,
+                              stream);
+    if (e == cudaSuccess)
+        __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);
+    return e;
 }
 
 /* The element type's argument struct and launcher. */
@@ -415,13 +472,9 @@ static cudaError_t tb_split_run(const typename tb_typed<T>::args *g, const tb_ke
             cudaStreamWaitEvent(stream, join[p], 0);
         }
     }
-    if (e == cudaSuccess) {
-        const unsigned gx = (unsigned)((g->n + 255) / 256 < 8 ? (g->n + 255) / 256 : 8);
-        const unsigned gy = (unsigned)(g->m < 65535 ? g->m : 65535);
-        tb_split_sum<T><<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, g->m, g->n,
-                                                          g->alpha, g->beta, g->C, g->ldc);
-        e = cudaGetLastError();
-    }
+    if (e == cudaSuccess)
+        e = tb_split_close<T>(W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta, g->C, g->ldc,
+                              stream);
     if (fork)
         cudaEventDestroy(fork);
     for (int p = 1; p < parts; p++)

@@ -185,6 +185,24 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
     }
 }
 
+/* Split K: the product that part p of the units computes, slices from k0
+ * (elements) on, at most kc deep: op(A) and op(B) offset along K, into the
+ * partial W_p with alpha 1 and beta 0 (tb_run_split_sum applies alpha and
+ * beta and reads C). A NaN the split made is recomputed over this range. */
+__device__ __forceinline__ tb_gemm_args tb_wg_part(const tb_gemm_args &g, int k0, int kc, float *W,
+                                                   size_t ldw)
+{
+    tb_gemm_args q = g;
+    q.A = g.transa ? g.A + (size_t)k0 * g.lda : g.A + k0;
+    q.B = g.transb ? g.B + k0 : g.B + (size_t)k0 * g.ldb;
+    q.k = min(kc, g.k - k0);
+    q.C = W;
+    q.ldc = ldw;
+    q.alpha = 1.f;
+    q.beta = 0.f;
+    return q;
+}
+
 /* Built for a GPU without wgmma (a plain sm_90 or older pass), the kernels
  * below still compute the right answer, one fp32 dot product per element:
  * slow, never wrong. The build compiles this file for sm_90a only and
@@ -443,6 +461,14 @@ tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float
  * async proxy and the tensor cores read it through the same proxy, so no
  * proxy fence is needed between them; the mbarrier orders both.
  *
+ * Split K: a grid of fewer tiles than SMs (768 x 768 x 16384: 36 tiles for
+ * 132 SMs) would leave most of them idle for the whole product. With kparts
+ * > 1 the work units are (tile, part): unit u is tile u % tiles of part
+ * u / tiles, whose K slices are [p * chunk, (p + 1) * chunk); its sums go
+ * to the partial W_p (tb_wg_part) and one more kernel adds the partials
+ * (run.cu). Consecutive units share a part, so the blocks in flight read
+ * the same K window of A and B.
+ *
  * Registers: setmaxnreg hands the producer's share to the consumers (the
  * producer needs ~40, a consumer 128 for acc and part plus addressing). */
 template <int DP>
@@ -450,15 +476,17 @@ __global__ void __launch_bounds__(TB_WG_THREADS, 1)
 tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 const __grid_constant__ CUtensorMap mAs, const __grid_constant__ CUtensorMap mBb,
                 const __grid_constant__ CUtensorMap mBs, int Kp, int tiles_m, int tiles_n,
-                int vec_c)
+                int vec_c, int kparts, float *W, size_t ldw)
 {
+    const int ntiles = tiles_m * tiles_n, units = ntiles * kparts;
+    const int chunk = (Kp / TB_WG_BK + kparts - 1) / kparts;   /* slices per part */
 #if TB_WG_REAL
     extern __shared__ uint8_t tb_wg_smem_raw[];
     __shared__ __align__(8) uint64_t full[TB_WG_STAGES], empty[TB_WG_STAGES];
     const uint32_t base =
         (tb_smem_addr(tb_wg_smem_raw) + 1023) & ~1023u;   /* 1024-byte aligned tiles */
     const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
-    const int ktiles = Kp / TB_WG_BK, ntiles = tiles_m * tiles_n;
+    const int ktiles = Kp / TB_WG_BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < TB_WG_STAGES; s++) {
@@ -478,10 +506,11 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
         if (threadIdx.x == 0) {
             int s = 0;
             uint32_t phase = 0;
-            for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+            for (int u = blockIdx.x; u < units; u += gridDim.x) {
+                const int p = u / ntiles, kend = min(ktiles, (p + 1) * chunk);
                 int tm, tn;
-                tb_wg_tile(t, tiles_m, tiles_n, tm, tn);
-                for (int kt = 0; kt < ktiles; kt++) {
+                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+                for (int kt = p * chunk; kt < kend; kt++) {
                     const uint32_t fb = tb_smem_addr(&full[s]), eb = tb_smem_addr(&empty[s]);
                     tb_mbar_wait(eb, phase ^ 1);          /* consumers released it */
                     tb_mbar_expect(fb, TB_WG_STAGE_BYTES);
@@ -503,9 +532,10 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
         const int c = wg - 1;                       /* rows 64c..64c+63 of the tile */
         int s = 0;
         uint32_t phase = 0;
-        for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        for (int u = blockIdx.x; u < units; u += gridDim.x) {
+            const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
             int tm, tn;
-            tb_wg_tile(t, tiles_m, tiles_n, tm, tn);
+            tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
             float acc[64];
 #pragma unroll
             for (int i = 0; i < 64; i++)
@@ -532,7 +562,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
             };
             if (!DP) {
                 float part[64];
-                for (int kt = 0; kt < ktiles; kt++) {
+                for (int kt = kbeg; kt < kend; kt++) {
                     issue(part);
                     tb_wg_wait0();
                     tb_wg_touch(part);
@@ -554,8 +584,8 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
 #pragma unroll
                 for (int i = 0; i < 64; i++)
                     p1[i] = 0.f;
-                int kt = 0;
-                for (; kt + 1 < ktiles; kt += 2) {
+                int kt = kbeg;
+                for (; kt + 1 < kend; kt += 2) {
                     issue(p0);
                     tb_wg_fold(acc, p1);     /* slice kt-1, under slice kt */
                     tb_wg_wait0();
@@ -569,7 +599,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     release(s);
                     advance();
                 }
-                if (kt < ktiles) {           /* odd count: one more slice */
+                if (kt < kend) {             /* odd count: one more slice */
                     issue(p0);
                     tb_wg_fold(acc, p1);
                     tb_wg_wait0();
@@ -581,13 +611,21 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     tb_wg_fold(acc, p1);
                 }
             }
-            tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+            const tb_gemm_args q =
+                kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+                           : g;
+            tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
         }
     }
 #else
-    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x)
-        tb_wg_slow_tile(g, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const int p = u / ntiles, t = u - p * ntiles;
+        const tb_gemm_args q =
+            kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+                       : g;
+        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
                         threadIdx.x, blockDim.x);
+    }
 #endif
 }
 
@@ -637,16 +675,17 @@ extern "C" int tb_wgmma_simple_supports(const tb_gemm_args *args)
     return tb_wgmma_hw(tb_cur_dev());
 }
 
-/* "wgmma": a compute capability 9.0 GPU and a grid of at least a quarter
- * of a wave of 128 x 128 tiles. Smaller grids leave most tensor cores idle
- * whatever the kernel; tf32x3 serves them with 64-row tiles and split K
- * (run.cu). */
+/* "wgmma": a compute capability 9.0 GPU and at least a quarter of a wave
+ * of work units (128 x 128 tiles times the parts of K, tb_wgmma_parts).
+ * Fewer leave most tensor cores idle whatever the kernel; tf32x3 serves
+ * them with 64-row tiles (run.cu). */
 extern "C" int tb_wgmma_supports(const tb_gemm_args *args)
 {
     const int dev = tb_cur_dev();
     if (!tb_wgmma_hw(dev))
         return 0;
-    return 4 * tb_wg_tiles(args) >= tb_device_sms(dev);
+    const int sms = tb_device_sms(dev);
+    return 4 * tb_wg_tiles(args) * tb_wgmma_parts(args->m, args->n, args->k, sms) >= sms;
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 tb_encode_fn(void)
@@ -725,10 +764,15 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     const int Mp = (g.m + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
     const int Np = (g.n + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
     const size_t a_el = (size_t)Mp * Kp, b_el = (size_t)Np * Kp;
-    float *ws = (float *)tb_run_scratch(2 * (a_el + b_el) * sizeof(float), stream);
+    /* The persistent kernel splits K itself where its grid would fill the
+     * GPU badly: the partial C's follow the split arrays in the scratch. */
+    const int parts = full ? tb_wgmma_parts(g.m, g.n, g.k, sms) : 1;
+    const size_t ldw = (size_t)(g.n + 31) / 32 * 32;
+    const size_t w_el = parts > 1 ? (size_t)parts * g.m * ldw : 0;
+    float *ws = (float *)tb_run_scratch((2 * (a_el + b_el) + w_el) * sizeof(float), stream);
     if (!ws)
         return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
-    float *Ab = ws, *As = Ab + a_el, *Bb = As + a_el, *Bs = Bb + b_el;
+    float *Ab = ws, *As = Ab + a_el, *Bb = As + a_el, *Bs = Bb + b_el, *W = Bs + b_el;
 
     /* op(A)(i, p) is A[i*lda + p] (already K-major) or A[p*lda + i];
      * op(B)^T(j, p) = op(B)(p, j) is B[p*ldb + j] (transposed here) or
@@ -757,19 +801,22 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
         PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
         CUtensorMap mAb, mAs, mBb, mBs;
         const long long tiles = tb_wg_tiles(&g);
-        if (!enc || tiles > 0x7fffffffLL || !tb_wg_map(enc, &mAb, Ab, Mp, Kp) ||
+        if (!enc || tiles * parts > 0x7fffffffLL || !tb_wg_map(enc, &mAb, Ab, Mp, Kp) ||
             !tb_wg_map(enc, &mAs, As, Mp, Kp) || !tb_wg_map(enc, &mBb, Bb, Np, Kp) ||
             !tb_wg_map(enc, &mBs, Bs, Np, Kp))
             e = cudaErrorNotSupported;
         if (e == cudaSuccess)
             e = tb_wg_smem_attr(tb_wgmma_kernel<DP>, smem, dev, set);
         if (e == cudaSuccess) {
-            const int grid = tiles < sms ? (int)tiles : sms;
+            const long long units = tiles * parts;
+            const int grid = units < sms ? (int)units : sms;
             tb_wgmma_kernel<DP><<<grid, TB_WG_THREADS, smem, stream>>>(
                 g, mAb, mAs, mBb, mBs, Kp, (g.m + TB_WG_BM - 1) / TB_WG_BM,
-                (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c);
+                (g.n + TB_WG_BN - 1) / TB_WG_BN, parts > 1 ? 1 : vec_c, parts, W, ldw);
             e = cudaGetLastError();
         }
+        if (e == cudaSuccess && parts > 1)
+            e = tb_run_split_sum(W, ldw, (size_t)g.m * ldw, parts, &g, stream);
     }
     /* Freed in stream order, after the kernels that read it, whatever happened. */
     tb_run_scratch_free(ws, stream);

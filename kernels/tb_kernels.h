@@ -176,6 +176,12 @@ unsigned long long tb_run_split_count(void);
  * none); pure, for tests. tb_dsplit_parts: the same for tb_dgemm_run. */
 int tb_split_parts(int m, int n, int k, int sms);
 int tb_dsplit_parts(int m, int n, int k, int sms);
+/* The K parts of the wgmma kernel's own split (1: none), pure; and the sum
+ * that closes it: C = alpha * (W_0 + ... + W_{parts-1}) + beta * C, the
+ * partials m x n at stride ldw, wstride elements apart. */
+int tb_wgmma_parts(int m, int n, int k, int sms);
+cudaError_t tb_run_split_sum(const float *W, size_t ldw, size_t wstride, int parts,
+                             const tb_gemm_args *g, cudaStream_t stream);
 size_t tb_run_pool_bytes(void);
 /* Stream-ordered scratch from the same pool for a launcher's own pre-pass
  * (NULL when there is none to be had: the launcher then takes a path that

@@ -1,6 +1,7 @@
 /* tests/test_run_plan.c - what kernels/run.cu decides before it launches
  * anything, checked without a GPU: into how many parts it splits K for a
- * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs).
+ * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs;
+ * tb_wgmma_parts, the wgmma kernel's own split).
  * The shapes measured on the H200 (docs/kernels.md) are pinned here: 1500
  * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, small
  * outputs with a long K are cut into many parts, and grids that fill the
@@ -87,6 +88,39 @@ int main(void)
             if (p < 1 || p > 32 || (p > 1 && ((long long)(p - 1) * kc >= k || kc < 256))) {
                 failed++;
                 printf("FAIL %dx%dx%d: %d parts of %d\n", m, n, k, p, kc);
+            } else {
+                passed++;
+            }
+        }
+    /* The wgmma kernel's own split (tb_wgmma_parts): grids of fewer 128 x
+     * 128 tiles than SMs with a long K, in parts of at least 256 that leave
+     * none empty (slices of 32, ceil(slices / parts) each); full grids,
+     * short K and grids already filling their waves stay whole. */
+    static const int wg[][4] = {
+        {768, 768, 16384, 11},  {1000, 1000, 100000, 2}, {1024, 1024, 1024, 2},
+        {1025, 1025, 8192, 3},  {256, 256, 65536, 32},   {520, 390, 4000, 6},
+        {700, 650, 3001, 3},    {384, 320, 4100, 13},    {256, 256, 8192, 32},
+        {777, 9999, 333, 1},    {1234, 5678, 910, 1},    {256, 8192, 8192, 1},
+        {1537, 1537, 1537, 1},  {4096, 4096, 4096, 1},   {8192, 8192, 256, 1},
+        {1024, 1024, 500, 1},
+    };
+    for (size_t i = 0; i < sizeof wg / sizeof wg[0]; i++) {
+        const int got = tb_wgmma_parts(wg[i][0], wg[i][1], wg[i][2], 132);
+        if (got == wg[i][3]) {
+            passed++;
+        } else {
+            failed++;
+            printf("FAIL wgmma %dx%dx%d: %d parts, want %d\n", wg[i][0], wg[i][1], wg[i][2], got,
+                   wg[i][3]);
+        }
+    }
+    for (int m = 128; m <= 1600; m += 131)
+        for (int k = 300; k <= 70000; k += 1013) {
+            const int p = tb_wgmma_parts(m, m, k, 132), slices = (k + 31) / 32;
+            const int chunk = (slices + p - 1) / p;
+            if (p < 1 || p > 32 || (p > 1 && ((p - 1) * chunk >= slices || 32 * chunk < 256))) {
+                failed++;
+                printf("FAIL wgmma %dx%dx%d: %d parts of %d slices\n", m, m, k, p, chunk);
             } else {
                 passed++;
             }

@@ -401,6 +401,43 @@ int main(int argc, char **argv)
                 if (c[i].m <= maxs && c[i].n <= maxs && (c[i].m >= mins || c[i].n >= mins))
                     run_as(c[i], dt, klist);
         }
+        if (!quick && maxs >= 700) {
+            /* Fewer 128 x 128 tiles than SMs with a long K: the wgmma
+             * kernel splits K inside its persistent grid (tb_wgmma_parts,
+             * on the H200: 6, 3, 13 and 32 parts, the last 8 slices deep).
+             * Every transpose, unaligned operands, beta 0 over NaN and beta
+             * != 0, inf and NaN planted (the NaN recompute runs over one
+             * part's K), wide range. For fp32 on a GPU that runs wgmma,
+             * each must really be split. */
+            tcase sk[] = {
+                {520, 390, 4000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0},
+                {700, 650, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
+                {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_UNIFORM, 1, 0, 0},
+                {256, 256, 8192, 0, 0, 1, 0, 3, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+            };
+            const tb_kernel_info *wg = tb_kernel_by_name("wgmma");
+            const int split_here = dt == TB_F32 && wg && tb_kernel_fits_here(wg) &&
+                                   tb_kernel_in_list("wgmma", klist);
+            unsigned long long done = 0, want = 0;
+            for (size_t i = 0; split_here && i < sizeof sk / sizeof sk[0]; i++) {
+                want += tb_wgmma_parts(sk[i].m, sk[i].n, sk[i].k, sms) > 1;
+                const unsigned long long before = tb_run_split_count();
+                run_as(sk[i], dt, "wgmma");
+                done += tb_run_split_count() - before;
+            }
+            if (split_here && (done != want || want == 0)) {
+                printf("FAIL wgmma: %llu small grids with a long K split along K, %llu planned\n",
+                       done, want);
+                n_fail++;
+            } else if (split_here) {
+                printf("ok   wgmma: %llu small grids with a long K split along K (%d SMs)\n", done,
+                       sms);
+                n_pass++;
+            }
+            /* Every kernel of the list on the same cases (wgmma again, if listed). */
+            for (size_t i = 0; (!klist || strcmp(klist, "wgmma") != 0) && i < sizeof sk / sizeof sk[0]; i++)
+                run_as(sk[i], dt, klist);
+        }
         const char *runk = dt == TB_F64 ? "run-dmma" : "run-tf32x3";
         char both[32];
         snprintf(both, sizeof both, "run,%s", runk);
