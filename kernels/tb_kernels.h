@@ -153,6 +153,10 @@ const tb_kernel_info *tb_kernel_default_for(tb_dtype t, int major, int minor, in
 int tb_kernel_small_for(tb_dtype t, int m, int n, int k);
 /* Whether k fits the current device (0 when CUDA cannot say). */
 int tb_kernel_fits_here(const tb_kernel_info *k);
+/* Load the code of every kernel that fits this GPU (one launch each on a
+ * 1 x 1 x 1 product, on `stream`, waited for), so that no call pays for
+ * CUDA's lazy loading. */
+cudaError_t tb_kernels_load(cudaStream_t stream);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`
  * (NULL: tb_kernel_pick); for a kernel that wants_aligned, unaligned

@@ -339,7 +339,9 @@ tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t)
 
 /* Staging buffers of 8 MiB made ahead on the first lane, so that the first
  * calls do not pay for pinned memory (25-33 ms for the first 64 MiB on the
- * H200 machine); a larger call grows them as before. */
+ * H200 machine); a larger call grows them as before. And every kernel's
+ * code loaded (tb_kernels_load), so that the first GPU call of a class
+ * is not measured slow for CUDA's lazy loading. */
 #define TB_WARM_STAGE ((size_t)8 << 20)
 
 void tb_gpu_warm(void)
@@ -349,5 +351,7 @@ void tb_gpu_warm(void)
         return;
     if (tb_stage_fit(L, TB_WARM_STAGE) != cudaSuccess)
         cudaGetLastError();    /* the first call will try again, and report */
+    if (tb_kernels_load(L->comp) != cudaSuccess)
+        cudaGetLastError();    /* likewise: a call that launches will see it */
     tb_lane_release(L, TB_STAGE_NONE, cudaSuccess, 0);
 }
