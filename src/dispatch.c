@@ -228,24 +228,6 @@ static int tb_run_gpu(const tb_call *c, const tb_problem *p, tb_record *r, tb_gp
     return 0;
 }
 
-/* The CPU BLAS's first calls in a process start its threads and touch its
- * buffers: in the decision sweep on the H200 machine the first two CPU
- * calls of each process ran 3-60 times slower than the ones after them
- * (two 700x700x20 calls 3.3-20 ms against 0.1 ms each, two 2048x2048x2
- * 14.6-17.4 ms against 0.47), and a class that measured its CPU on them
- * kept a GPU 20-45% slower for the rest of the process. Like a GPU call
- * that allocated, they are no measurement of the route. */
-#define TB_CPU_COLD_CALLS 2u
-static unsigned tb_cpu_calls;
-
-/* 1 when this CPU call is past the CPU BLAS's first calls. */
-static int tb_cpu_warm(void)
-{
-    if (__atomic_load_n(&tb_cpu_calls, __ATOMIC_RELAXED) >= TB_CPU_COLD_CALLS)
-        return 1;
-    return __atomic_fetch_add(&tb_cpu_calls, 1u, __ATOMIC_RELAXED) >= TB_CPU_COLD_CALLS;
-}
-
 static void tb_dispatch_call(const tb_call *c)
 {
     const tb_settings *s = tb_settings_get();
@@ -273,9 +255,8 @@ static void tb_dispatch_call(const tb_call *c)
     } else {
         if (d.weighed)
             tb_pool_rest();       /* our copy threads leave the cores to the CPU BLAS */
-        const int warm = tb_cpu_warm();
         tb_forward(c);
-        if (measure && warm)
+        if (measure)
             tb_policy_record(&p, TB_ROUTE_CPU, tb_now() - t_run, d.model_s[TB_ROUTE_CPU]);
     }
     if (!s->accounting)

@@ -1,9 +1,9 @@
 /* src/start.c - auto mode starts the GPU path in the background, once it
  * pays: a thread of the library's own starts CUDA (gpu.c), makes pinned
- * staging ready (pipeline.c) and makes the rates final (calibrate.c), while
- * the calls run on the CPU BLAS. Only policy.c asks it; it decides nothing
- * but when to start (tb_start_due). Forced and verify modes start CUDA on
- * the calling thread instead (gpu.c). */
+ * staging and the kernels' code ready (pipeline.c) and makes the rates
+ * final (calibrate.c), while the calls run on the CPU BLAS. Only policy.c
+ * asks it; it decides nothing but when to start (tb_start_due). Forced and
+ * verify modes start CUDA on the calling thread instead (gpu.c). */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <pthread.h>
@@ -79,6 +79,8 @@ static void *tb_start_thread(void *arg)
         atexit(tb_start_at_exit);
         if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
             tb_gpu_warm();
+        if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
+            tb_gpu_load_kernels();
         if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
             tb_calibrate_ensure();
     }
