@@ -381,9 +381,10 @@ cudaError_t tb_gemm_launch(const tb_gemm *g, const tb_kernel_info *kern, int who
  * default), so the first call that launches a kernel pays for it as well;
  * a route measured on that call looks slower than it is. Launching every
  * kernel that fits this GPU once, on a 1 x 1 x 1 product, loads them all
- * ahead (the start thread does, before any call is measured). Returns the
- * first launch error, or cudaSuccess. */
-cudaError_t tb_kernels_load(cudaStream_t stream)
+ * ahead (the start thread does, before any call is measured). Stops early
+ * once *stop is set (a process exiting does not wait for the rest). Returns
+ * the first launch error, or cudaSuccess. */
+cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
 {
     void *buf = NULL;
     cudaError_t e = cudaMalloc(&buf, 3 * sizeof(double));
@@ -394,7 +395,7 @@ cudaError_t tb_kernels_load(cudaStream_t stream)
     const float *f = (const float *)buf;
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n);
-    for (int i = 0; i < n && e == cudaSuccess; i++) {
+    for (int i = 0; i < n && e == cudaSuccess && !__atomic_load_n(stop, __ATOMIC_ACQUIRE); i++) {
         if (!tb_kernel_fits_here(&k[i]))
             continue;
         if (k[i].dtype == TB_F64) {

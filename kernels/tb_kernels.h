@@ -155,8 +155,8 @@ int tb_kernel_small_for(tb_dtype t, int m, int n, int k);
 int tb_kernel_fits_here(const tb_kernel_info *k);
 /* Load the code of every kernel that fits this GPU (one launch each on a
  * 1 x 1 x 1 product, on `stream`, waited for), so that no call pays for
- * CUDA's lazy loading. */
-cudaError_t tb_kernels_load(cudaStream_t stream);
+ * CUDA's lazy loading; stops before the next kernel once *stop is set. */
+cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`
  * (NULL: tb_kernel_pick); for a kernel that wants_aligned, unaligned

@@ -80,7 +80,7 @@ static void *tb_start_thread(void *arg)
         if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
             tb_gpu_warm();
         if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
-            tb_gpu_load_kernels();
+            tb_gpu_load_kernels(&tb_start_abandon);
         if (!__atomic_load_n(&tb_start_abandon, __ATOMIC_ACQUIRE))
             tb_calibrate_ensure();
     }

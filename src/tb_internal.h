@@ -453,7 +453,7 @@ TB_HIDDEN int tb_gpu_state_now(tb_reason *why);
 /* Pinned staging for the first calls, and every kernel's code, made ready
  * ahead (pipeline.c; start.c's thread calls them once CUDA runs). */
 TB_HIDDEN void tb_gpu_warm(void);
-TB_HIDDEN void tb_gpu_load_kernels(void);
+TB_HIDDEN void tb_gpu_load_kernels(const int *stop);
 /* Why the GPU path is unavailable, in words (e.g. the CUDA error). */
 TB_HIDDEN const char *tb_gpu_detail(void);
 /* Called in a child after fork(). */
