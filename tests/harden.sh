@@ -10,6 +10,9 @@ set -u
 lib=$TB_LIB
 bin=$TB_BIN
 . "$(dirname "$0")/lib.sh"
+# Every case writes its scratch files (out, err, ...) in a directory of its
+# own: ctest runs the cases side by side.
+cd "$tmp" || exit 1
 case_name=$1
 say() { echo "harden.$case_name: $*"; }
 # Runs "$@" with a limit: status 124 means it hung.
