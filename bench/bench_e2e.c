@@ -368,8 +368,9 @@ int main(int argc, char **argv)
         fill_uniform_es(A, na, es, 1);
         fill_uniform_es(B, nb, es, 2);
         /* Both outputs touched before any call: the first write into fresh
-         * memory page-faults (up to 18 ms for a 64 MB C), which belongs to
-         * neither route and would be measured as the first call's. */
+         * memory page-faults (two 4000x4000x1 calls, whose C is 64 MB, took
+         * 16-19 ms each on a fresh C against 1.3 ms), which belongs to
+         * neither route and was measured as the first calls'. */
         memset(C, 0, nc * es);
         memset(C2, 0, nc * es);
         double flop = 2.0 * m * n * k, t[2 * ENOUGH_MAX], t_ob, t_shim, t_kern = NAN;
