@@ -377,15 +377,38 @@ cudaError_t tb_gemm_launch(const tb_gemm *g, const tb_kernel_info *kern, int who
     return whole ? kern->launch(&a, stream) : tb_gemm_run(&a, kern, stream);
 }
 
+int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_optin)
+{
+    if (k == tb_seed(k->dtype))
+        return 1;
+    if (k->rank < 0 || !tb_kernel_fits(k, major, minor, smem_optin))
+        return 0;
+    /* Not behind a kernel of its type that fits, ranks higher and takes
+     * every product (no supports()): tb_best would pick that one first. */
+    int n;
+    const tb_kernel_info *all = tb_kernel_list(&n);
+    for (int i = 0; i < n; i++) {
+        const tb_kernel_info *o = &all[i];
+        const int takes_all = o->dtype == TB_F64 ? !o->dsupports : !o->supports;
+        if (o != k && o->dtype == k->dtype && o->rank > k->rank && takes_all &&
+            tb_kernel_fits(o, major, minor, smem_optin))
+            return 0;
+    }
+    return 1;
+}
+
 /* CUDA loads a kernel's code at its first launch (lazy loading, the
  * default), so the first call that launches a kernel pays for it as well;
- * a route measured on that call looks slower than it is. Launching every
- * kernel that fits this GPU once, on a 1 x 1 x 1 product, loads them all
- * ahead (the start thread does, before any call is measured). Stops early
- * once *stop is set (a process exiting does not wait for the rest). Returns
- * the first launch error, or cudaSuccess. */
+ * a route measured on that call looks slower than it is. Launching each
+ * kernel the default pick can return on this GPU once, on a 1 x 1 x 1
+ * product, loads them ahead (the start thread does, before any call is
+ * measured). Stops early once *stop is set (a process exiting does not wait
+ * for the rest). Returns the first launch error, or cudaSuccess. */
 cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
 {
+    int dev, major, minor, smem;
+    if (cudaGetDevice(&dev) != cudaSuccess || !tb_device_caps(dev, &major, &minor, &smem))
+        return cudaGetLastError();
     void *buf = NULL;
     cudaError_t e = cudaMalloc(&buf, 3 * sizeof(double));
     if (e != cudaSuccess)
@@ -396,7 +419,7 @@ cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n);
     for (int i = 0; i < n && e == cudaSuccess && !__atomic_load_n(stop, __ATOMIC_ACQUIRE); i++) {
-        if (!tb_kernel_fits_here(&k[i]))
+        if (!tb_kernel_pickable(&k[i], major, minor, smem))
             continue;
         if (k[i].dtype == TB_F64) {
             const tb_dgemm_args g = {1, 1, 1, 0, 0, 1.0, 0.0, d, 1, d + 1, 1, (double *)d + 2, 1};

@@ -227,6 +227,26 @@ static int tb_split_fit(int k, int parts)
     return parts;
 }
 
+/* The scoring all three split plans share: of 2 .. max_parts parts, each at
+ * least 256 deep, the count that keeps the largest share of `slots` busy
+ * over the waves of parts x tiles blocks, after the partials' price (price
+ * x parts / k of the product's time); taken only when it beats the whole
+ * grid by 15%, and fitted so that no part is empty. 1: stay whole. */
+static int tb_best_parts(long long tiles, long long slots, int k, int max_parts, double price)
+{
+    const double base = tb_fill(tiles, slots);
+    double best = base;
+    int pick = 1;
+    for (int parts = 2; parts <= max_parts && k / parts >= 256; parts++) {
+        const double score = tb_fill(parts * tiles, slots) / (1.0 + price * parts / k);
+        if (score > best) {
+            best = score;
+            pick = parts;
+        }
+    }
+    return best > 1.15 * base ? tb_split_fit(k, pick) : 1;   /* a clear gain only */
+}
+
 /* The number of parts to split K into for an m x n x k product on a GPU of
  * `sms` SMs (1: do not split); every part gets some of K, all but the last
  * at least 256. A pure function, so that CI can check it. */
@@ -259,17 +279,7 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
             parts = TB_MAX_SPLIT;
         return parts >= 2 ? tb_split_fit(k, (int)parts) : 1;
     }
-    const double base = tb_fill(t128, sms);
-    double best = base;
-    int pick = 1;
-    for (int parts = 2; parts <= TB_FULL_SPLIT && k / parts >= 256; parts++) {
-        const double score = tb_fill(parts * t128, sms) / (1.0 + 67.0 * parts / k);
-        if (score > best) {
-            best = score;
-            pick = parts;
-        }
-    }
-    return best > 1.15 * base ? tb_split_fit(k, pick) : 1;   /* a clear gain only */
+    return tb_best_parts(t128, sms, k, TB_FULL_SPLIT, 67.0);
 }
 
 /* The same for fp64 and dgemm_01's tiling, which is tf32x3's (128-row
@@ -290,17 +300,7 @@ extern "C" int tb_dsplit_parts(int m, int n, int k, int sms)
     const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
     const long long t64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
     const long long tiles = t128 < sms ? t64 : t128, slots = t128 < sms ? 2LL * sms : sms;
-    const double base = tb_fill(tiles, slots);
-    double best = base;
-    int pick = 1;
-    for (int parts = 2; parts <= TB_MAX_SPLIT && k / parts >= 256; parts++) {
-        const double score = tb_fill(parts * tiles, slots) / (1.0 + 147.0 * parts / k);
-        if (score > best) {
-            best = score;
-            pick = parts;
-        }
-    }
-    return best > 1.15 * base ? tb_split_fit(k, pick) : 1;
+    return tb_best_parts(tiles, slots, k, TB_MAX_SPLIT, 147.0);
 }
 
 /* The same for the wgmma kernel (sgemm_04_wgmma.cu), which splits K inside
@@ -309,30 +309,16 @@ extern "C" int tb_dsplit_parts(int m, int n, int k, int sms)
  * Scored as above with that kernel's price: the partials, 8 S mn bytes
  * (written, then read by the sum) at ~3 TB/s, against 2mnk flops at ~125
  * TFLOP/s, are about 167 S / k of the product's time. At most TB_MAX_SPLIT
- * parts, each at least 256 deep; a clear gain (15%) only. The count
- * returned leaves no part empty: every part ceil(slices / S) slices, the
- * last one the rest. 768 x 768 x 16384 (36 tiles for 132 SMs) runs in 11
- * parts (396 units, 3 full waves). */
-#define TB_WG_SPLIT_PRICE 167.0
+ * parts, each at least 256 deep; a clear gain (15%) only; no part empty
+ * (the kernel gives each part ceil(slices / S) slices of 32, the last one
+ * the rest: tb_split_slice's rounding). 768 x 768 x 16384 (36 tiles for
+ * 132 SMs) runs in 11 parts (396 units, 3 full waves). */
 extern "C" int tb_wgmma_parts(int m, int n, int k, int sms)
 {
     if (m <= 0 || n <= 0 || k < 512 || sms <= 0)
         return 1;
     const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
-    const double base = tb_fill(tiles, sms);
-    double best = base;
-    int pick = 1;
-    for (int parts = 2; parts <= TB_MAX_SPLIT && k / parts >= 256; parts++) {
-        const double score = tb_fill(parts * tiles, sms) / (1.0 + TB_WG_SPLIT_PRICE * parts / k);
-        if (score > best) {
-            best = score;
-            pick = parts;
-        }
-    }
-    if (best <= 1.15 * base)
-        return 1;
-    const int slices = (k + 31) / 32, chunk = (slices + pick - 1) / pick;
-    return (slices + chunk - 1) / chunk;
+    return tb_best_parts(tiles, sms, k, TB_MAX_SPLIT, 167.0);
 }
 
 static int tb_split_count(const tb_gemm_args *g, int dev)

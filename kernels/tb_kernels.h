@@ -153,9 +153,15 @@ const tb_kernel_info *tb_kernel_default_for(tb_dtype t, int major, int minor, in
 int tb_kernel_small_for(tb_dtype t, int m, int n, int k);
 /* Whether k fits the current device (0 when CUDA cannot say). */
 int tb_kernel_fits_here(const tb_kernel_info *k);
-/* Load the code of every kernel that fits this GPU (one launch each on a
- * 1 x 1 x 1 product, on `stream`, waited for), so that no call pays for
- * CUDA's lazy loading; stops before the next kernel once *stop is set. */
+/* Whether the default pick (tb_kernel_pick, tb_dkernel_pick) can return k
+ * on a GPU of these properties: the seed of k's type, or a kernel of rank
+ * >= 0 that fits and has no kernel of its type above it that fits and
+ * takes every product. Pure, for tests. */
+int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_optin);
+/* Load the code of every kernel the default pick can return on this GPU
+ * (one launch each on a 1 x 1 x 1 product, on `stream`, waited for), so
+ * that no call pays for CUDA's lazy loading; stops before the next kernel
+ * once *stop is set. */
 cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop);
 
 /* kernels/run.cu: the product as tiledblas_sgemm_device() runs it: `kern`

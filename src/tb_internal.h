@@ -450,8 +450,8 @@ TB_HIDDEN tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t);
 TB_HIDDEN int tb_gpu_begin(int go);
 TB_HIDDEN void tb_gpu_start(void);
 TB_HIDDEN int tb_gpu_state_now(tb_reason *why);
-/* Pinned staging for the first calls, and every kernel's code, made ready
- * ahead (pipeline.c; start.c's thread calls them once CUDA runs). */
+/* Pinned staging for the first calls, and the default kernels' code, made
+ * ready ahead (pipeline.c; start.c's thread calls them once CUDA runs). */
 TB_HIDDEN void tb_gpu_warm(void);
 TB_HIDDEN void tb_gpu_load_kernels(const int *stop);
 /* Why the GPU path is unavailable, in words (e.g. the CUDA error). */

@@ -217,6 +217,27 @@ int main(void)
     CHECK(tb_kernel_small_for(TB_F32, 256, 256, 256) == tb_kernel_small(256, 256, 256) &&
               tb_kernel_small_for(TB_F32, 512, 512, 512) == tb_kernel_small(512, 512, 512),
           "tb_kernel_small_for(TB_F32) is tb_kernel_small");
+    /* The kernels the start thread loads ahead (tb_kernels_load): those the
+     * default pick can return, written out per GPU. */
+    static const struct {
+        const char *gpu;
+        int major, minor, smem_optin;
+        const char *want;
+    } loads[] = {
+        {"H200", 9, 0, 227 * KIB, "tiled16,tf32x3,wgmma,dtiled16,dmma"},
+        {"A100", 8, 0, 163 * KIB, "tiled16,tf32x3,dtiled16,dmma"},
+        {"A10", 8, 6, 99 * KIB, "tiled16,warptile,dtiled16"},
+        {"B200", 10, 0, 227 * KIB, "tiled16,tf32x3,dtiled16,dmma"},
+    };
+    for (size_t g = 0; g < sizeof loads / sizeof loads[0]; g++) {
+        char got[256] = "";
+        for (int i = 0; i < nk; i++)
+            if (tb_kernel_pickable(&ks[i], loads[g].major, loads[g].minor, loads[g].smem_optin))
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", *got ? "," : "",
+                         ks[i].name);
+        CHECK(!strcmp(got, loads[g].want), "%s: pickable %s, want %s", loads[g].gpu, got,
+              loads[g].want);
+    }
     printf("test_registry: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
