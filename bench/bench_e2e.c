@@ -384,18 +384,17 @@ int main(int argc, char **argv)
             t[nt] = now() - t0;
         }
         t_ob = median(t, nt);
-        /* OpenBLAS's threads spin for a while after a call; let them sleep
-         * so that they do not compete with the shim's copy threads. */
-        usleep(300000);
         /* The timed calls are a program's steady state. In auto mode a
-         * program's calls run on the CPU BLAS while CUDA starts (and are
-         * measured there), and the GPU takes over once ready. So: two
-         * warm-up calls, which go where they would in a program before the
-         * GPU is up; then the GPU path started and waited for
-         * (tiledblas_gpu_start; a start's own cost is what
-         * scripts/startup.sh measures); then a pause, so that OpenBLAS's
-         * threads, which poll for work for a while after a call, do not
-         * compete with the timed GPU calls' copies. */
+         * program's first calls run on the CPU BLAS before CUDA starts (and
+         * are measured there), and the GPU takes over once ready. So: two
+         * warm-up calls right after the calls above, as a program makes its
+         * calls one after another (after an idle spell the first CPU calls
+         * run up to 2x slow: cores and OpenBLAS's threads asleep), which go
+         * where they would in a program before the GPU is up; then the GPU
+         * path started and waited for (tiledblas_gpu_start; a start's own
+         * cost is what scripts/startup.sh measures); then a pause, so that
+         * OpenBLAS's threads, which poll for work for a while after a call,
+         * do not compete with the timed GPU calls' copies. */
         host_gemm(pr, shim, &sh, A, B, C);   /* warm-up */
         host_gemm(pr, shim, &sh, A, B, C);
         if (have_gpu && gpu_start)

@@ -70,14 +70,18 @@ double tb_seed_kernel_s(int k, double flop)
  * already holds: 10000x10000x8, all C's bytes, takes 9.3 ms). With one
  * panel nothing overlaps: A in, the kernel, C out, one after another. The
  * panels are plan.c's, as the pipeline cuts them. */
-void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
+void tb_predict_at(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
 {
-    const tb_rates *r = tb_rates_get();
     double f[2];
     tb_predict_with(r, p, cpu_s, gpu_s);
     tb_grid_factor(r, p, f);
     *cpu_s *= f[TB_ROUTE_CPU];
     *gpu_s *= f[TB_ROUTE_GPU];
+}
+
+void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
+{
+    tb_predict_at(tb_rates_get(), p, cpu_s, gpu_s);
 }
 
 void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)

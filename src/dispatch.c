@@ -237,7 +237,7 @@ static void tb_dispatch_call(const tb_call *c)
                    .t_start = s->accounting ? tb_now() : 0.0};
     const tb_decision d = tb_call_is_legal(c) ? tb_decide(c, &p)
                                               : (tb_decision){.route = TB_ROUTE_CPU, .reason = TB_WHY_ILLEGAL};
-    const int measure = d.weighed && s->learn;    /* auto mode measures its calls */
+    const int measure = d.learn;    /* auto mode measures its calls */
     const double t_run = measure ? tb_now() : 0.0;
     tb_gpu_times t = {0};
     tb_verify_result v = {0};
@@ -250,14 +250,19 @@ static void tb_dispatch_call(const tb_call *c)
     } else if (d.route == TB_ROUTE_GPU) {
         /* A call that had to allocate paid for memory the next one will
          * not: its time is no measurement of the route. */
-        if (tb_run_gpu(c, &p, &r, &t) && measure && !t.grew)
-            tb_policy_record(&p, TB_ROUTE_GPU, tb_now() - t_run, d.model_s[TB_ROUTE_GPU]);
+        const int ok = tb_run_gpu(c, &p, &r, &t);
+        if (ok && measure && !t.grew)
+            tb_policy_record(&p, TB_ROUTE_GPU, tb_now() - t_run, d.model_s[TB_ROUTE_GPU], d.rates);
+        if (d.weighed)
+            tb_policy_ran(ok ? TB_ROUTE_GPU : TB_ROUTE_CPU);
     } else {
         if (d.weighed)
             tb_pool_rest();       /* our copy threads leave the cores to the CPU BLAS */
         tb_forward(c);
         if (measure)
-            tb_policy_record(&p, TB_ROUTE_CPU, tb_now() - t_run, d.model_s[TB_ROUTE_CPU]);
+            tb_policy_record(&p, TB_ROUTE_CPU, tb_now() - t_run, d.model_s[TB_ROUTE_CPU], d.rates);
+        if (d.weighed)
+            tb_policy_ran(TB_ROUTE_CPU);
     }
     if (!s->accounting)
         return;

@@ -9,31 +9,52 @@
 
 /* ---- What each shape class measured ---------------------------------------
  *
- * A class keeps, per route, how many of its calls ran there and the fastest
- * of them as a ratio to the model's time for that call. The fastest, not the
- * mean: a disturbance (threads waking, another process) makes a call slower,
- * never faster. A route is measured in a class once it ran there twice: the
- * first calls of a route are the ones disturbed (on the H200 machine the
- * first GPU calls after CUDA starts ran 1.4-2 times slow, and the first CPU
- * calls right after CUDA started up to 3 times). The GPU, tried once the
- * CPU is measured, counts after one call: every call of the slower route
- * costs, and a disturbed one is corrected by the re-check (rule 3). The
- * CPU always needs two (rule 2 says why). A GPU call that allocated does
- * not count at all (dispatch.c).
+ * A class keeps, per route, how many of its calls were measured there and
+ * the last TB_KEEP of them, each as a ratio to the model's time for that
+ * call. Their lower median is the route's measured ratio: what a call of
+ * the route typically costs the program, as the benches time it (a median
+ * of calls), undisturbed by a few slow calls (threads waking, another
+ * process) and not taken in by a few fast ones. The fastest alone was: in
+ * one process 2048x2048x2's fastest GPU call beat the CPU's while its
+ * median ran 1.2x slower. A route is measured in a class once one of its
+ * calls was. A call is measured only when the process's call before it
+ * (one the policy weighed) ran on the same route: the first call after a
+ * switch pays for what the other route left behind (rule 2 says what), and
+ * that belongs to neither route. Nor is a GPU call that allocated
+ * measured, nor a call made while the GPU starts.
+ *
+ * A ratio means something only against the rates it was taken under, and
+ * the rates change once in a process: from the built-in ones to this
+ * machine's, whose small-call grid moves a model time by up to 4x. So each
+ * call kept keeps its seconds and its m, n, k too (the rest of a class's
+ * shapes is the same), and a ratio taken under other rates than a
+ * decision's is taken again under the decision's, from that call.
  * The table is small and fixed; a trylock never blocks a call (nor
  * deadlocks in a child forked while another thread held it: that child
  * just stops measuring). */
 
 #define TB_CLASS_SLOTS 512
 #define TB_CLASS_PROBES 8
+#define TB_KEEP 8    /* calls kept per route: a median over 3 slow ones */
+
+typedef struct tb_sample {
+    double ratio;             /* seconds over the model's time under `rates` */
+    const tb_rates *rates;
+    double seconds;           /* the call's time ...                         */
+    int m, n, k;              /* ... and its shape                           */
+} tb_sample;
 
 typedef struct tb_class {
     unsigned key;             /* 0: empty */
-    unsigned seen[2];         /* calls that were measured, per route */
-    double best[2];           /* the fastest of them over the model's time */
+    unsigned seen[2];         /* calls that were measured, per route (at most TB_KEEP) */
+    unsigned next[2];         /* where the next one goes in kept[route]      */
+    tb_sample kept[2][TB_KEEP];   /* the last of them                        */
     unsigned since;           /* calls since the slower route last ran */
     unsigned every;           /* re-check after this many; 0: not yet set */
 } tb_class;
+
+/* The route of the process's last call that the policy weighed; -1: none. */
+static int tb_last_route = -1;
 
 static tb_class tb_classes[TB_CLASS_SLOTS];
 static pthread_mutex_t tb_class_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -74,7 +95,34 @@ static tb_class *tb_class_find(unsigned key, int create)
     return NULL;   /* full around here: this class is not measured */
 }
 
-void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s)
+/* Route r's measured ratio under rates: the lower median of the calls it
+ * kept (p: a call of the class). Lock held. */
+static double tb_measured_ratio(tb_class *s, int r, const tb_problem *p, const tb_rates *rates)
+{
+    double v[TB_KEEP];
+    const unsigned n = s->seen[r];
+    for (unsigned i = 0; i < n; i++) {
+        tb_sample *x = &s->kept[r][i];
+        if (x->rates != rates) {
+            tb_problem q = *p;
+            double model[2];
+            q.m = x->m;
+            q.n = x->n;
+            q.k = x->k;
+            tb_predict_at(rates, &q, &model[TB_ROUTE_CPU], &model[TB_ROUTE_GPU]);
+            x->ratio = x->seconds / model[r];
+            x->rates = rates;
+        }
+        unsigned j = i;   /* insertion into v[0..i], ascending */
+        for (; j > 0 && v[j - 1] > x->ratio; j--)
+            v[j] = v[j - 1];
+        v[j] = x->ratio;
+    }
+    return v[(n - 1) / 2];
+}
+
+void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s,
+                      const tb_rates *rates)
 {
     const int r = route == TB_ROUTE_GPU;
     const double ratio = seconds / model_s;
@@ -82,9 +130,10 @@ void tb_policy_record(const tb_problem *p, tb_route route, double seconds, doubl
         return;
     tb_class *s = tb_class_find(tb_policy_class(p), 1);
     if (s) {
-        if (s->seen[r] == 0 || ratio < s->best[r])
-            s->best[r] = ratio;
-        if (s->seen[r] < 1000000)
+        s->kept[r][s->next[r]] = (tb_sample){.ratio = ratio, .rates = rates, .seconds = seconds,
+                                             .m = p->m, .n = p->n, .k = p->k};
+        s->next[r] = (s->next[r] + 1) % TB_KEEP;
+        if (s->seen[r] < TB_KEEP)
             s->seen[r]++;
     }
     pthread_mutex_unlock(&tb_class_lock);
@@ -95,6 +144,7 @@ void tb_policy_forget(void)
     pthread_mutex_lock(&tb_class_lock);
     memset(tb_classes, 0, sizeof tb_classes);
     pthread_mutex_unlock(&tb_class_lock);
+    __atomic_store_n(&tb_last_route, -1, __ATOMIC_RELAXED);
 }
 
 /* ---- The three rules ------------------------------------------------------
@@ -105,7 +155,8 @@ void tb_policy_forget(void)
  *    fitted on lands from the clock at small and mid sizes (0.8-1.25x on
  *    the GPU, wider on the CPU, whose thread count changes with the shape).
  * 2. Inside the margin the class starts on the route the estimates put
- *    ahead (the GPU on a tie); then it tries the other route, and from then
+ *    ahead (the GPU on a tie); then it tries the other route (two calls: the
+ *    first, right after the other route, measures nothing), and from then
  *    on takes the faster measured one. The two ways round cost differently.
  *    A GPU call between CPU calls leaves them undisturbed, so a class on
  *    the CPU tries the GPU once its CPU is measured, ahead or not. A CPU
@@ -118,15 +169,15 @@ void tb_policy_forget(void)
  *    estimate is ahead of the GPU's measured time (the model put the class
  *    on the GPU and its calls then ran slower than it said: on the H200
  *    machine 900x900x30 and 2500x2500x6 stayed on a GPU 1.2-1.3 times
- *    slower than the CPU), and then twice: the CPU counts as measured after
- *    two of its calls, never one.
+ *    slower than the CPU).
  * 3. A class on the CPU whose GPU is measured too, and within
- *    TB_RECHECK_SPAN of the CPU, re-checks the GPU one call in `every`: 16
- *    at first, doubling after each re-check up to 1024, so that a steady
- *    program pays less and less for it (at most 1/16 of its calls at first,
- *    each at most 4 times slower, then half of that, ...). One disturbed
+ *    TB_RECHECK_SPAN of the CPU, re-checks the GPU, two calls in a row, once
+ *    in `every` calls: 16 at first, doubling after each re-check up to
+ *    1024, so that a steady program pays less and less for it (at most 2/16
+ *    of its calls at first, each at most 4 times slower, then half of
+ *    that, ...). One disturbed
  *    GPU measurement cannot then hold the class on the CPU: a re-check that
- *    runs faster lowers the best time, and the class turns over by itself.
+ *    runs faster moves the median down, and the class turns over by itself.
  *    4x: the disturbed measurements above ran up to 3 times slow. The CPU
  *    is not re-checked from the GPU: every re-check would pay the way back
  *    of rule 2.
@@ -137,24 +188,33 @@ void tb_policy_forget(void)
 #define TB_RECHECK_FIRST 16
 #define TB_RECHECK_LAST 1024
 
+void tb_policy_ran(tb_route route)
+{
+    __atomic_store_n(&tb_last_route, (int)route, __ATOMIC_RELAXED);
+}
+
 static const tb_reason tb_why_faster[2] = {TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER};
 static const tb_reason tb_why_measured[2] = {TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED};
 static const tb_reason tb_why_try[2] = {TB_WHY_CPU_TRY, TB_WHY_GPU_TRY};
 
-/* Rule 3's turn: 1 when this call re-checks the GPU. Lock held. */
+/* Rule 3's turn: 1 when this call re-checks the GPU, which takes two calls
+ * in a row (the first follows CPU calls: it measures nothing). Lock held. */
 static int tb_recheck_due(tb_class *s)
 {
     if (s->every == 0)
         s->every = TB_RECHECK_FIRST;
     if (++s->since < s->every)
         return 0;
-    s->since = 0;
-    if (s->every < TB_RECHECK_LAST)
-        s->every *= 2;
+    if (s->since > s->every) {     /* the re-check's second call: measured */
+        s->since = 0;
+        if (s->every < TB_RECHECK_LAST)
+            s->every *= 2;
+    }
     return 1;
 }
 
-tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est[2], tb_reason *why)
+tb_route tb_policy_choose(const tb_problem *p, const double model[2], const tb_rates *rates,
+                          double est[2], tb_reason *why)
 {
     est[TB_ROUTE_CPU] = model[TB_ROUTE_CPU];
     est[TB_ROUTE_GPU] = model[TB_ROUTE_GPU];
@@ -163,12 +223,11 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est
     const int learn = tb_settings_get()->learn;
     const int locked = learn && pthread_mutex_trylock(&tb_class_lock) == 0;
     if (locked && (s = tb_class_find(tb_policy_class(p), 0)) != NULL) {
-        measured[TB_ROUTE_CPU] = s->seen[TB_ROUTE_CPU] >= 2;
-        measured[TB_ROUTE_GPU] = s->seen[TB_ROUTE_GPU] >= 2 ||
-                                 (s->seen[TB_ROUTE_GPU] >= 1 && s->seen[TB_ROUTE_CPU] >= 2);
+        measured[TB_ROUTE_CPU] = s->seen[TB_ROUTE_CPU] >= 1;
+        measured[TB_ROUTE_GPU] = s->seen[TB_ROUTE_GPU] >= 1;
         for (int r = 0; r < 2; r++)
             if (measured[r])
-                est[r] *= s->best[r];
+                est[r] *= tb_measured_ratio(s, r, p, rates);
     }
     const tb_route fast = est[TB_ROUTE_GPU] <= est[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
     const tb_route slow = fast == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
@@ -227,10 +286,10 @@ static tb_decision tb_cpu(tb_reason why)
 /* Auto mode by the times: the model's, then the rules. */
 static tb_decision tb_weigh(const tb_problem *p)
 {
-    tb_decision d = {.weighed = 1};
+    tb_decision d = {.weighed = 1, .learn = tb_settings_get()->learn, .rates = tb_rates_get()};
     double est[2];
-    tb_predict(p, &d.model_s[TB_ROUTE_CPU], &d.model_s[TB_ROUTE_GPU]);
-    d.route = tb_policy_choose(p, d.model_s, est, &d.reason);
+    tb_predict_at(d.rates, p, &d.model_s[TB_ROUTE_CPU], &d.model_s[TB_ROUTE_GPU]);
+    d.route = tb_policy_choose(p, d.model_s, d.rates, est, &d.reason);
     d.pred_cpu_s = est[TB_ROUTE_CPU];
     d.pred_gpu_s = est[TB_ROUTE_GPU];
     return d;
@@ -278,6 +337,9 @@ static tb_decision tb_decide_auto(const tb_problem *p, tb_decision d)
     if (st == TB_GPU_POLL_STARTING) {
         d.route = TB_ROUTE_CPU;
         d.reason = TB_WHY_GPU_STARTING;
+        /* The start disturbs the calls made meanwhile (2048^3 calls of 16
+         * ms took 19-70 ms on the H200 machine): they measure nothing. */
+        d.learn = d.learn && !tb_gpu_start_running();
         return d;
     }
     return final ? d : tb_weigh(p);   /* this machine's rates arrived: weigh again */
@@ -297,10 +359,12 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
             return tb_cpu(TB_WHY_SMALL);
         tb_decision d = tb_weigh(p);
         /* Calls the GPU would not take never start CUDA. */
-        if (d.route == TB_ROUTE_CPU &&
-            (tb_rates_final() || d.pred_gpu_s > TB_NO_START_FACTOR * d.pred_cpu_s))
-            return d;
-        return tb_decide_auto(p, d);
+        if (d.route == TB_ROUTE_GPU ||
+            (!tb_rates_final() && d.pred_gpu_s <= TB_NO_START_FACTOR * d.pred_cpu_s))
+            d = tb_decide_auto(p, d);
+        /* The first call after a switch measures nothing (above). */
+        d.learn = d.learn && (int)d.route == __atomic_load_n(&tb_last_route, __ATOMIC_RELAXED);
+        return d;
     }
     /* Forced and verify modes want the GPU from the first call: CUDA starts
      * on this thread (or this waits for a start under way). */

@@ -165,6 +165,12 @@ tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why)
     return tb_poll_now(why);
 }
 
+int tb_gpu_start_running(void)
+{
+    return __atomic_load_n(&tb_start_launched, __ATOMIC_ACQUIRE) &&
+           !__atomic_load_n(&tb_start_done, __ATOMIC_ACQUIRE);
+}
+
 double tb_gpu_start_seconds(void)
 {
     return __atomic_load_n(&tb_start_done, __ATOMIC_ACQUIRE) ? tb_start_s : 0.0;

@@ -190,9 +190,11 @@ typedef struct tb_decision {
     tb_route route;
     tb_reason reason;
     double pred_cpu_s, pred_gpu_s;   /* the times the route was chosen by; 0 when unused */
-    int weighed;               /* auto mode chose by those times: learn from it */
+    int weighed;               /* auto mode chose by those times               */
+    int learn;                 /* the call's time measures its route (policy.c) */
     double model_s[2];         /* the model's own times, before the class's
                                 * measurements, by route (TB_ROUTE_CPU, _GPU)   */
+    const struct tb_rates *rates;   /* the rates model_s was taken under      */
 } tb_decision;
 
 /* ---- Functions in costmodel.c: predicted seconds on each route ---- */
@@ -224,6 +226,8 @@ TB_HIDDEN void tb_rates_publish(const tb_rates *r);
 /* Both routes' times for p: the formulas, scaled by the small-call grid's
  * measurements around p. */
 TB_HIDDEN void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s);
+/* The same with rates r (tb_predict: the rates in use). */
+TB_HIDDEN void tb_predict_at(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
 /* The formulas alone, with rates r. */
 TB_HIDDEN void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s);
 /* The grid's say on p (rates r): in f[route], measured time over the
@@ -275,13 +279,17 @@ TB_HIDDEN int tb_plan_panels(const tb_problem *p, const tb_plan *pl);
  * works") on the model's times and what this call's shape class measured.
  * May start CUDA and calibrate (a call the GPU might take). */
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
-/* Auto mode's rules alone on the model's two times (model[], by route):
- * the route, the reason, and the estimates it chose by in est[]. */
-TB_HIDDEN tb_route tb_policy_choose(const tb_problem *p, const double model[2], double est[2],
-                                    tb_reason *why);
+/* Auto mode's rules alone on the model's two times (model[], by route,
+ * taken under rates): the route, the reason, and the estimates it chose by
+ * in est[]. */
+TB_HIDDEN tb_route tb_policy_choose(const tb_problem *p, const double model[2],
+                                    const tb_rates *rates, double est[2], tb_reason *why);
 /* One finished call's time on the route it took, against the model's
- * time for that route (tb_decision.model_s). */
-TB_HIDDEN void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s);
+ * time for that route under rates (tb_decision.model_s and .rates). */
+TB_HIDDEN void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s,
+                                const tb_rates *rates);
+/* A call that the policy weighed (tb_decision.weighed) ran on route. */
+TB_HIDDEN void tb_policy_ran(tb_route route);
 /* Forgets every class's measurements (tests). */
 TB_HIDDEN void tb_policy_forget(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the
@@ -414,6 +422,8 @@ TB_HIDDEN void tb_gemm_dispatch(const tb_call *c);
  * background (declared with gpu.c's below: tb_gpu_poll, tb_gpu_wait) ---- */
 /* Seconds the start thread took, once it has finished; 0 before. */
 TB_HIDDEN double tb_gpu_start_seconds(void);
+/* 1 while the start thread works. */
+TB_HIDDEN int tb_gpu_start_running(void);
 
 /* ---- Functions in gpu.c, pipeline.c (and staging.c, plan.c): the GPU path ---- */
 /* 1 when the GPU path may be tried (it starts CUDA on the first call and

@@ -185,9 +185,26 @@ command -v dpkg >/dev/null 2>&1 || { echo "SKIP (part): dpkg not found: the .deb
 # The package's files and links, and its directories that do not exist yet
 # (which dpkg -r must take away again).
 files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {sub(/^\./, "", $6); print $6}')
+# What this machine's dpkg configuration filters out (path-exclude, unless a
+# path-include takes it back: minimal images drop /usr/share/doc) is not
+# installed, so it is not looked for.
+filters=$(cat /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/* 2>/dev/null | grep -E '^path-(ex|in)clude=')
+dpkg_keeps() { # FILE: the last rule that matches decides
+    keep=1
+    while IFS='=' read -r rule pat; do
+        # shellcheck disable=SC2254 # pat is a glob
+        case $1 in $pat) [ "$rule" = path-exclude ] && keep=0 || keep=1 ;; esac
+    done <<EOF2
+$filters
+EOF2
+    [ $keep = 1 ]
+}
+kept=""
+for f in $files; do dpkg_keeps "$f" && kept="$kept $f" || echo "note: $f is filtered out by this machine's dpkg configuration"; done
+files=$kept
 newdirs=$(dpkg-deb -c "$deb" | awk '$1 ~ /^d/ {sub(/^\./, "", $6); print $6}' |
           while read -r d; do [ -e "$d" ] || echo "${d%/}"; done)
-status=$(dpkg-query -W -f='${db:Status-Status}' libtiledblas 2>/dev/null || true)
+status=$(pkg_state)
 if [ -n "$status" ] && [ "$status" != not-installed ]; then
     echo "SKIP (part): libtiledblas is already known to dpkg here ($status): left alone, not installed over"
     pass "$done_what"
@@ -199,6 +216,9 @@ for f in $files; do
     fi
 done
 # dpkg, waiting (up to 2 minutes) while apt or another dpkg holds its lock.
+# The package's state as dpkg knows it (the last word of its Status:
+# installed, config-files, not-installed); nothing when dpkg has forgotten it.
+pkg_state() { dpkg-query -W -f='${Status}' libtiledblas 2>/dev/null | awk '{ print $NF }'; }
 dpkg_run() {
     tries=0
     until dpkg "$@" >"$tmp/dpkg.log" 2>&1; do
@@ -248,12 +268,14 @@ for d in $newdirs; do
     [ ! -e "$d" ] || fail "dpkg -r left the directory $d"
 done
 # dpkg keeps a removed package with maintainer scripts (postrm) as
-# 'config-files' until it is purged: purged, dpkg forgets it.
-status=$(dpkg-query -W -f='${db:Status-Status}' libtiledblas 2>/dev/null || true)
-[ "$status" = config-files ] || [ "$status" = not-installed ] || fail "dpkg -r: status '$status'"
+# 'config-files' until it is purged, and some versions forget one without
+# them at once; purged, every version forgets it.
+status=$(pkg_state)
+[ -z "$status" ] || [ "$status" = config-files ] || [ "$status" = not-installed ] ||
+    fail "dpkg -r: status '$status'"
 dpkg_run --purge libtiledblas || fail "dpkg --purge libtiledblas: $(tail -5 "$tmp/dpkg.log")"
 installed=0
-status=$(dpkg-query -W -f='${db:Status-Status}' libtiledblas 2>/dev/null || true)
+status=$(pkg_state)
 [ -z "$status" ] || [ "$status" = not-installed ] || fail "dpkg --purge: status '$status', not forgotten"
 ! ldconfig -p | grep -q "$so" || fail "dpkg -r: ldconfig's cache still lists $(ldconfig -p | grep "$so")"
 LD_PRELOAD="$so.0" /bin/true 2>"$tmp/gone.err"

@@ -68,6 +68,7 @@ static void test_decide(void)
 
     c = row_nn(4000, 4000, 4000);
     p = problem_of(c);
+    tb_policy_ran(TB_ROUTE_CPU);   /* as after a CPU call: this one may measure */
     d = tb_decide(&c, &p);
     tb_reason why;
     if (tb_gpu_available(&why)) {
@@ -75,10 +76,15 @@ static void test_decide(void)
          * than a start costs) runs on the CPU without starting the GPU.
          * Once CUDA runs (tb_gpu_available started it here), the next call
          * starts the rest in the background; then the GPU takes the call. */
-        CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_GPU_STARTING && d.weighed,
-              "the first 4000^3 call runs on the CPU, the GPU not started (got %s)",
-              tb_reason_name(d.reason));
+        CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_GPU_STARTING && d.weighed && d.learn,
+              "the first 4000^3 call runs on the CPU, the GPU not started, and measures the "
+              "CPU (got %s, learn %d)", tb_reason_name(d.reason), d.learn);
         d = tb_decide(&c, &p);
+        /* This call launched the start (a thread that takes milliseconds at
+         * least), so the start still works as it is decided. */
+        CHECK(d.reason != TB_WHY_GPU_STARTING || !d.learn,
+              "a call made while the start works measures nothing (got %s, learn %d)",
+              tb_reason_name(d.reason), d.learn);
         CHECK(tb_gpu_wait(30.0, &why) == TB_GPU_POLL_READY, "the start ends, the GPU ready");
         d = tb_decide(&c, &p);
         CHECK(d.route == TB_ROUTE_GPU && d.reason == TB_WHY_GPU_FASTER && d.weighed,
@@ -97,6 +103,14 @@ static void test_decide(void)
     CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_CPU_FASTER && d.weighed,
           "8192x8192x4 is transfer-bound: CPU (got %s)", tb_reason_name(d.reason));
     CHECK(d.pred_cpu_s > 0 && d.pred_gpu_s > d.pred_cpu_s, "the model's times are reported");
+    /* A call measures its route only when the call before it ran there. */
+    tb_policy_ran(TB_ROUTE_GPU);
+    d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !d.learn, "a CPU call right after a GPU call measures nothing");
+    tb_policy_ran(TB_ROUTE_CPU);
+    d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && d.learn == tb_settings_get()->learn,
+          "a CPU call after a CPU call measures the CPU (learn %d)", d.learn);
 }
 
 /* Every reason has its own word, and the GPU failure's carries its stage. */

@@ -1,6 +1,7 @@
 /* tests/test_policy.c - unit tests of auto mode's three rules (policy.c) on
  * made-up model times: the margin; inside it, a class on the CPU trying the
- * GPU and a class on the GPU trying the CPU; measurements replacing the model; the
+ * GPU and a class on the GPU trying the CPU; measurements (the median of a
+ * route's last calls) replacing the model; the
  * re-check of the GPU from the CPU and its doubling interval; the shape
  * classes; whole sequences of calls as a program makes them. No GPU. */
 #include "unit_check.h"
@@ -12,7 +13,7 @@ static tb_route choose(const tb_problem *p, double cpu, double gpu, tb_reason *w
 {
     const double model[2] = {cpu, gpu};
     double est[2];
-    return tb_policy_choose(p, model, est, why);
+    return tb_policy_choose(p, model, tb_rates_get(), est, why);
 }
 
 static void test_margin(void)
@@ -32,35 +33,35 @@ static void test_margin(void)
           "a tie: the GPU (got %s)", tb_reason_name(why));
 }
 
-/* Inside the margin, a class on the CPU: the CPU twice, then the GPU once,
- * then the faster measured route; each route's fastest call counts. */
+/* Inside the margin, a class on the CPU: one measured CPU call, then the
+ * GPU tried, then the faster measured route; each route's fastest call
+ * counts. */
 static void test_measure_both(void)
 {
     tb_policy_forget();
     const tb_problem p = problem_of(row_nn(300, 300, 300));
     const double cpu = 1.0e-4, gpu = 1.1e-4;
     tb_reason why;
-    tb_policy_record(&p, TB_ROUTE_CPU, 1.5e-4, cpu);
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
-          "one CPU call is no measurement (got %s)", tb_reason_name(why));
-    tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu);
+          "nothing measured, the CPU ahead inside the margin: cpu-try (got %s)", tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.3e-4, cpu, tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu, tb_rates_get());
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY,
           "the CPU measured at 1.2x its model, close to the GPU's 1.1: the GPU is tried (got %s)",
           tb_reason_name(why));
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.0e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.0e-4, gpu, tb_rates_get());
     double est[2];
     const double model[2] = {cpu, gpu};
-    tb_route r = tb_policy_choose(&p, model, est, &why);
+    tb_route r = tb_policy_choose(&p, model, tb_rates_get(), est, &why);
     CHECK(r == TB_ROUTE_GPU && why == TB_WHY_GPU_MEASURED && near(est[TB_ROUTE_CPU], 1.2e-4) &&
               near(est[TB_ROUTE_GPU], 1.0e-4),
-          "one GPU call measures it once the CPU is measured: 1.0 against the CPU's best 1.2, "
-          "gpu-measured (got %s, %.3g, %.3g)", tb_reason_name(why), est[0], est[1]);
+          "the GPU measured 1.0 against the CPU's best 1.2: gpu-measured (got %s, %.3g, %.3g)",
+          tb_reason_name(why), est[0], est[1]);
 }
 
 /* Inside the margin, a class on the GPU tries the CPU only when the CPU's
- * estimate is ahead of the GPU's measured time; then twice, since the first
- * CPU call after GPU calls is the disturbed one, then the faster measured
- * route. */
+ * estimate is ahead of the GPU's measured time, then takes the faster
+ * measured route. */
 static void test_gpu_tries_cpu(void)
 {
     tb_policy_forget();
@@ -68,25 +69,22 @@ static void test_gpu_tries_cpu(void)
     const double cpu = 1.05e-4, gpu = 1.0e-4;
     tb_reason why;
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY, "the GPU ahead, close");
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.02e-4, gpu);
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.01e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.02e-4, gpu, tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.01e-4, gpu, tb_rates_get());
     int tried = 0;
     for (int i = 0; i < 50; i++)
         tried += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU || why != TB_WHY_GPU_MEASURED;
     CHECK(tried == 0, "the GPU measured at 1.01, still ahead of the CPU's untried 1.05: the CPU "
           "is not tried (%d of 50 calls)", tried);
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu);   /* no lower: the best stays */
-    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "a slower GPU call does not raise the best");
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu, tb_rates_get());   /* the median stays 1.02 */
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "one slower GPU call does not move the median");
     tb_policy_forget();
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu);
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.10e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu, tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.10e-4, gpu, tb_rates_get());
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
           "the GPU measured at 1.1, behind the CPU's untried 1.05 but close: the CPU is tried "
           "(got %s)", tb_reason_name(why));
-    tb_policy_record(&p, TB_ROUTE_CPU, 20e-4, cpu);   /* the disturbed first call */
-    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
-          "one CPU call after GPU calls is no measurement (got %s)", tb_reason_name(why));
-    tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu);
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu, tb_rates_get());
     int on_cpu = 0, measured = 0;
     for (int i = 0; i < 200; i++) {
         on_cpu += choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU;
@@ -95,11 +93,11 @@ static void test_gpu_tries_cpu(void)
     CHECK(on_cpu == 0 && measured == 200,
           "the CPU measured 1.2, the GPU 1.1: 200 calls on the GPU, never the CPU again (%d on "
           "the CPU)", on_cpu);
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.5e-4, gpu);   /* slower calls change nothing */
-    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "a slower call does not raise the best");
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.5e-4, gpu, tb_rates_get());   /* the median: 1.15 */
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "one slower call leaves the GPU ahead");
     tb_policy_forget();
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.4e-4, gpu);
-    tb_policy_record(&p, TB_ROUTE_GPU, 1.3e-4, gpu);
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.4e-4, gpu, tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.3e-4, gpu, tb_rates_get());
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_MEASURED,
           "the GPU measured 1.3, the CPU's 1.05 by more than the margin: cpu-measured (got %s)",
           tb_reason_name(why));
@@ -114,8 +112,8 @@ static void test_learn_off(void)
     const tb_problem p = problem_of(row_nn(300, 300, 300));
     tb_reason why;
     for (int i = 0; i < 3; i++) {
-        tb_policy_record(&p, TB_ROUTE_CPU, 50e-4, 1e-4);
-        tb_policy_record(&p, TB_ROUTE_GPU, 1e-4, 1e-4);
+        tb_policy_record(&p, TB_ROUTE_CPU, 50e-4, 1e-4, tb_rates_get());
+        tb_policy_record(&p, TB_ROUTE_GPU, 1e-4, 1e-4, tb_rates_get());
     }
     int cpu = 0;
     for (int i = 0; i < 100; i++)
@@ -126,7 +124,7 @@ static void test_learn_off(void)
 }
 
 /* Measurements replace the model's estimate: a class the model got wrong
- * turns over once the wrong route has run twice. */
+ * turns over once the wrong route was measured. */
 static void test_measured_turns(void)
 {
     tb_policy_forget();
@@ -134,9 +132,7 @@ static void test_measured_turns(void)
     tb_reason why;
     const double cpu = 1.0e-3, gpu = 3.0e-3;
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_FASTER, "the model's CPU");
-    tb_policy_record(&p, TB_ROUTE_CPU, 20.0 * cpu, cpu);
-    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU, "one slow call does not turn it");
-    tb_policy_record(&p, TB_ROUTE_CPU, 25.0 * cpu, cpu);
+    tb_policy_record(&p, TB_ROUTE_CPU, 20.0 * cpu, cpu, tb_rates_get());
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_MEASURED,
           "the CPU measured 20x its model: gpu-measured (got %s)", tb_reason_name(why));
 
@@ -163,7 +159,7 @@ static void test_measured_turns(void)
 }
 
 /* A class on the CPU with the GPU measured within 4x re-checks the GPU on
- * the 16th call, then the 32nd after that, ...; beyond 4x it never does,
+ * the 16th and 17th calls, then 32 calls after that, ...; beyond 4x it never does,
  * and a class on the GPU never re-checks the CPU. */
 static void test_recheck(void)
 {
@@ -171,27 +167,28 @@ static void test_recheck(void)
     const tb_problem p = problem_of(row_nn(2000, 500, 3000));
     const double cpu = 1.0e-3, gpu = 1.0e-3;
     for (int i = 0; i < 2; i++) {
-        tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu);
-        tb_policy_record(&p, TB_ROUTE_GPU, 1.5 * gpu, gpu);
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu, tb_rates_get());
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.5 * gpu, gpu, tb_rates_get());
     }
     char routes[64];
-    int at[4], n = 0;
+    int at[6], n = 0;
     tb_reason why;
     for (int i = 0; i < 60; i++) {
         const tb_route r = choose(&p, cpu, gpu, &why);
         routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
-        if (r == TB_ROUTE_GPU && n < 4)
+        if (r == TB_ROUTE_GPU && n < 6)
             at[n++] = i + 1;
         CHECK(r == TB_ROUTE_CPU ? why == TB_WHY_CPU_MEASURED : why == TB_WHY_GPU_RECHECK,
               "call %d: %s", i + 1, tb_reason_name(why));
     }
     routes[60] = '\0';
-    CHECK(n == 2 && at[0] == 16 && at[1] == 48, "re-checks at calls 16 and 48 (%s)", routes);
+    CHECK(n == 4 && at[0] == 16 && at[1] == 17 && at[2] == 49 && at[3] == 50,
+          "re-checks at calls 16-17 and 49-50 (%s)", routes);
 
     tb_policy_forget();
     for (int i = 0; i < 2; i++) {
-        tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu);
-        tb_policy_record(&p, TB_ROUTE_GPU, 4.5 * gpu, gpu);
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu, tb_rates_get());
+        tb_policy_record(&p, TB_ROUTE_GPU, 4.5 * gpu, gpu, tb_rates_get());
     }
     n = 0;
     for (int i = 0; i < 200; i++)
@@ -200,8 +197,8 @@ static void test_recheck(void)
 
     tb_policy_forget();
     for (int i = 0; i < 2; i++) {
-        tb_policy_record(&p, TB_ROUTE_CPU, 1.5 * cpu, cpu);
-        tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * gpu, gpu);
+        tb_policy_record(&p, TB_ROUTE_CPU, 1.5 * cpu, cpu, tb_rates_get());
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * gpu, gpu, tb_rates_get());
     }
     n = 0;
     for (int i = 0; i < 200; i++)
@@ -212,8 +209,9 @@ static void test_recheck(void)
 /* Calls of one shape, as a program makes them, on model times (cpu, gpu),
  * when each route really takes true_cpu / true_gpu times the model's time,
  * except the first `disturbed` measured GPU calls, which take gpu_first
- * times it. As in dispatch.c, the first GPU call allocates and is no
- * measurement. The routes taken, 'c' or 'g', go to routes. */
+ * times it. As in dispatch.c, the first GPU call allocates and a call right
+ * after one on the other route is no measurement. The routes taken, 'c' or
+ * 'g', go to routes. */
 static void calls(int n, double cpu, double gpu, double true_cpu, double true_gpu, int disturbed,
                   double gpu_first, char *routes)
 {
@@ -224,10 +222,11 @@ static void calls(int n, double cpu, double gpu, double true_cpu, double true_gp
         tb_reason why;
         const tb_route r = choose(&p, cpu, gpu, &why);
         routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
-        if (r == TB_ROUTE_CPU)
-            tb_policy_record(&p, r, true_cpu * cpu, cpu);
-        else if (gpu_calls++ > 0)
-            tb_policy_record(&p, r, (taught++ < disturbed ? gpu_first : true_gpu) * gpu, gpu);
+        const int settled = i > 0 && routes[i - 1] == routes[i];
+        if (r == TB_ROUTE_CPU && settled)
+            tb_policy_record(&p, r, true_cpu * cpu, cpu, tb_rates_get());
+        else if (r == TB_ROUTE_GPU && gpu_calls++ > 0 && settled)
+            tb_policy_record(&p, r, (taught++ < disturbed ? gpu_first : true_gpu) * gpu, gpu, tb_rates_get());
     }
     routes[n] = '\0';
 }
@@ -240,11 +239,12 @@ static void test_sequences(void)
     calls(8, 3.0, 1.0, 1.0, 1.0, 0, 1.0, r);
     CHECK(!strcmp(r, "gggggggg"), "the model's GPU, right: %s", r);
     calls(8, 1.0, 3.0, 20.0, 1.0, 0, 1.0, r);
-    CHECK(!strcmp(r, "ccgggggg"), "the CPU 20x slower than its model: two calls show it: %s", r);
+    CHECK(!strcmp(r, "ccgggggg"), "the CPU 20x slower than its model: the second call shows it: %s", r);
     calls(8, 3.0, 1.0, 1.0, 100.0, 0, 1.0, r);
-    CHECK(!strcmp(r, "gggccccc"), "the GPU 100x slower: its allocating call and two more: %s", r);
-    /* Close, the CPU ahead and truly faster: two CPU calls, the GPU tried
-     * (its allocating call, then one that counts), back to the CPU. */
+    CHECK(!strcmp(r, "ggcccccc"), "the GPU 100x slower: its allocating call and one more: %s", r);
+    /* Close, the CPU ahead and truly faster: two CPU calls (the first has
+     * no call before it), the GPU tried (its allocating call, then one that
+     * counts), back to the CPU. */
     calls(10, 1.0, 1.05, 1.0, 1.1, 0, 1.0, r);
     CHECK(!strcmp(r, "ccggcccccc"), "close, the CPU faster: %s", r);
     /* Close, the GPU truly 20% faster: it takes the class. */
@@ -257,10 +257,11 @@ static void test_sequences(void)
     CHECK(!strncmp(r, "ccgg", 4) && strspn(r + 4, "c") == 15 && strspn(r + 19, "g") == 21,
           "close, the GPU's first measured call disturbed: %s", r);
     /* Close, the GPU ahead but the CPU truly faster (the model's mistake
-     * on thin products): the GPU's allocating call and two measured ones,
-     * the CPU twice, then the CPU, re-checking the GPU 16 calls on. */
+     * on thin products): the GPU's allocating call and a measured one, the
+     * CPU tried (two calls), then the CPU, re-checking the GPU (two calls)
+     * 16 calls on. */
     calls(24, 1.05, 1.0, 1.0, 1.2, 0, 1.0, r);
-    CHECK(!strncmp(r, "gggcc", 5) && strspn(r + 5, "c") == 15 && r[20] == 'g',
+    CHECK(!strncmp(r, "ggcc", 4) && strspn(r + 4, "c") == 15 && !strncmp(r + 19, "ggc", 3),
           "close, the CPU faster than the model's GPU: %s", r);
     /* Close, the GPU ahead and as fast as the model says: the CPU is not
      * tried. Slower than that but still ahead of the CPU's estimate: tried
@@ -268,7 +269,89 @@ static void test_sequences(void)
     calls(12, 1.05, 1.0, 1.1, 1.0, 0, 1.0, r);
     CHECK(!strcmp(r, "gggggggggggg"), "close, the GPU as fast as its model: %s", r);
     calls(12, 1.05, 1.0, 1.3, 1.1, 0, 1.0, r);
-    CHECK(!strcmp(r, "gggccggggggg"), "close, the GPU slower than its model, the CPU slower still: %s", r);
+    CHECK(!strcmp(r, "ggccgggggggg"), "close, the GPU slower than its model, the CPU slower still: %s", r);
+}
+
+/* A class's measurements are ratios to the model under the rates in use
+ * when they were taken; when the rates change (the built-in ones to this
+ * machine's), each is taken again under the new ones from the fastest call
+ * itself, its seconds and its shape. */
+static void test_rates_change(void)
+{
+    tb_policy_forget();
+    const tb_rates *was = tb_rates_builtin();
+    static tb_rates now;
+    now = *was;
+    now.cpu_flops *= 2.0;   /* this machine's CPU twice the built-in rate */
+    now.gpu_flops *= 0.5;
+    const tb_problem p = problem_of(row_nn(300, 300, 300)), q = problem_of(row_nn(400, 400, 400));
+    CHECK(tb_policy_class(&p) == tb_policy_class(&q), "300^3 and 400^3 share a class");
+    double m0[2], m1[2], mq[2], est[2];
+    tb_predict_at(was, &p, &m0[TB_ROUTE_CPU], &m0[TB_ROUTE_GPU]);
+    tb_predict_at(&now, &p, &m1[TB_ROUTE_CPU], &m1[TB_ROUTE_GPU]);
+    tb_predict_at(&now, &q, &mq[TB_ROUTE_CPU], &mq[TB_ROUTE_GPU]);
+    CHECK(m1[TB_ROUTE_CPU] < 0.9 * m0[TB_ROUTE_CPU], "the new rates move the CPU's model time "
+          "(%.3g -> %.3g s)", m0[TB_ROUTE_CPU], m1[TB_ROUTE_CPU]);
+    const double cpu_s = 1.3 * m0[TB_ROUTE_CPU], gpu_s = 0.9 * m0[TB_ROUTE_GPU];
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.5 * cpu_s, m0[TB_ROUTE_CPU], was);
+    tb_policy_record(&p, TB_ROUTE_CPU, cpu_s, m0[TB_ROUTE_CPU], was);
+    tb_policy_record(&p, TB_ROUTE_GPU, gpu_s, m0[TB_ROUTE_GPU], was);
+    tb_reason why;
+    tb_policy_choose(&p, m1, &now, est, &why);
+    CHECK(near(est[TB_ROUTE_CPU], cpu_s) && near(est[TB_ROUTE_GPU], gpu_s),
+          "the same shape under the new rates: the measured seconds (%.4g, %.4g against %.4g, %.4g)",
+          est[TB_ROUTE_CPU], est[TB_ROUTE_GPU], cpu_s, gpu_s);
+    tb_policy_choose(&q, mq, &now, est, &why);
+    CHECK(near(est[TB_ROUTE_CPU], cpu_s * mq[TB_ROUTE_CPU] / m1[TB_ROUTE_CPU]),
+          "another shape of the class: the new model's time scaled by the new ratio (%.4g)",
+          est[TB_ROUTE_CPU]);
+    /* Calls under the new rates join those before, all compared on the new
+     * rates' ratios: the lower median of 1.5, 1.0 and 1.05 times the
+     * measured time is 1.05; with 0.95 as well, 1.0. */
+    tb_policy_record(&q, TB_ROUTE_CPU, 1.05 * cpu_s * mq[TB_ROUTE_CPU] / m1[TB_ROUTE_CPU],
+                     mq[TB_ROUTE_CPU], &now);
+    tb_policy_choose(&p, m1, &now, est, &why);
+    CHECK(near(est[TB_ROUTE_CPU], 1.05 * cpu_s), "three calls, one under the new rates: their "
+          "median (%.4g)", est[TB_ROUTE_CPU]);
+    tb_policy_record(&q, TB_ROUTE_CPU, 0.95 * cpu_s * mq[TB_ROUTE_CPU] / m1[TB_ROUTE_CPU],
+                     mq[TB_ROUTE_CPU], &now);
+    tb_policy_choose(&p, m1, &now, est, &why);
+    CHECK(near(est[TB_ROUTE_CPU], cpu_s), "four: the lower median (%.4g)", est[TB_ROUTE_CPU]);
+}
+
+/* A route's measured ratio is the lower median of its last 8 measured
+ * calls: one fast call does not hold a class, a few slow ones do not move
+ * it, and old calls give way to new ones. */
+static void test_median(void)
+{
+    tb_policy_forget();
+    const tb_problem p = problem_of(row_nn(2048, 2048, 2));
+    const double cpu = 1.0e-3, gpu = 1.0e-3;
+    double est[2];
+    const double model[2] = {cpu, gpu};
+    tb_reason why;
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.0e-3, cpu, tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_GPU, 0.8e-3, gpu, tb_rates_get());   /* one lucky call */
+    for (int i = 0; i < 4; i++)
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.25e-3, gpu, tb_rates_get());
+    tb_route r = tb_policy_choose(&p, model, tb_rates_get(), est, &why);
+    CHECK(r == TB_ROUTE_CPU && near(est[TB_ROUTE_GPU], 1.25e-3),
+          "the GPU's fastest call 0.8 of the CPU's, its other four 1.25: the CPU (got %s, GPU %.3g)",
+          tb_reason_name(why), est[TB_ROUTE_GPU]);
+    tb_policy_forget();
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.0e-3, cpu, tb_rates_get());
+    for (int i = 0; i < 8; i++)
+        tb_policy_record(&p, TB_ROUTE_GPU, (i % 3 == 0 ? 3.0e-3 : 0.8e-3), gpu, tb_rates_get());
+    r = tb_policy_choose(&p, model, tb_rates_get(), est, &why);
+    CHECK(r == TB_ROUTE_GPU && near(est[TB_ROUTE_GPU], 0.8e-3),
+          "three of the GPU's eight calls disturbed (3x), five at 0.8: the GPU at 0.8 (got %s, %.3g)",
+          tb_reason_name(why), est[TB_ROUTE_GPU]);
+    for (int i = 0; i < 8; i++)
+        tb_policy_record(&p, TB_ROUTE_GPU, 1.5e-3, gpu, tb_rates_get());
+    r = tb_policy_choose(&p, model, tb_rates_get(), est, &why);
+    CHECK(r == TB_ROUTE_CPU && near(est[TB_ROUTE_GPU], 1.5e-3),
+          "eight later GPU calls at 1.5 replace the earlier ones: the CPU (got %s, %.3g)",
+          tb_reason_name(why), est[TB_ROUTE_GPU]);
 }
 
 int main(void)
@@ -281,9 +364,11 @@ int main(void)
     }
     test_margin();
     test_measure_both();
+    test_median();
     test_gpu_tries_cpu();
     test_measured_turns();
     test_recheck();
     test_sequences();
+    test_rates_change();
     return unit_summary("test_policy");
 }
