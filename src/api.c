@@ -160,5 +160,9 @@ TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
         snprintf(buf, len, "no CPU BLAS found (see %s)\n", TB_ENV_CPU_BLAS);
         return -1;
     }
-    return tb_calibrate_now(buf, len);
+    const int rc = tb_calibrate_now(buf, len);
+    /* The new rates are written over the ones in use, in place: what the
+     * shape classes measured against the old ones starts again. */
+    tb_policy_forget();
+    return rc;
 }

@@ -290,7 +290,7 @@ TB_HIDDEN void tb_policy_record(const tb_problem *p, tb_route route, double seco
                                 const tb_rates *rates);
 /* A call that the policy weighed (tb_decision.weighed) ran on route. */
 TB_HIDDEN void tb_policy_ran(tb_route route);
-/* Forgets every class's measurements (tests). */
+/* Forgets every class's measurements (tests, and a calibration on demand). */
 TB_HIDDEN void tb_policy_forget(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the
  * transposes, beta = 0 or not, the precision. */

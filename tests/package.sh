@@ -204,6 +204,9 @@ for f in $files; do dpkg_keeps "$f" && kept="$kept $f" || echo "note: $f is filt
 files=$kept
 newdirs=$(dpkg-deb -c "$deb" | awk '$1 ~ /^d/ {sub(/^\./, "", $6); print $6}' |
           while read -r d; do [ -e "$d" ] || echo "${d%/}"; done)
+# The package's state as dpkg knows it (the last word of its Status:
+# installed, config-files, not-installed); nothing when dpkg has forgotten it.
+pkg_state() { dpkg-query -W -f='${Status}' libtiledblas 2>/dev/null | awk '{ print $NF }'; }
 status=$(pkg_state)
 if [ -n "$status" ] && [ "$status" != not-installed ]; then
     echo "SKIP (part): libtiledblas is already known to dpkg here ($status): left alone, not installed over"
@@ -216,9 +219,6 @@ for f in $files; do
     fi
 done
 # dpkg, waiting (up to 2 minutes) while apt or another dpkg holds its lock.
-# The package's state as dpkg knows it (the last word of its Status:
-# installed, config-files, not-installed); nothing when dpkg has forgotten it.
-pkg_state() { dpkg-query -W -f='${Status}' libtiledblas 2>/dev/null | awk '{ print $NF }'; }
 dpkg_run() {
     tries=0
     until dpkg "$@" >"$tmp/dpkg.log" 2>&1; do
