@@ -14,6 +14,10 @@
 #          (2; 4 for shapes under 1 GFLOP) and shapes; TB_SWEEP_EXTRA: shapes
 #          added to the list; TB_SWEEP_DOUBLE_SHAPES: the shapes of the sweep
 #          in double precision, run the same way after it (set empty: none);
+#   TB_SWEEP_BASE: another version's source tree, or a tarball of one (git
+#          archive -o base.tar REV): the sweep builds its library too and runs
+#          its auto processes beside ours, shape by shape, in turn, and prints
+#          its table after ours (an A/B of a policy change in one run);
 #   TB_LEARN_SHAPES: step learn's shapes (101 calls each in one process);
 #   TB_SWITCH_SHAPES: step switch's shapes;
 #   TB_STARTUP_ROUNDS (5), TB_STARTUP_EXITS (20): step startup's rounds, and
@@ -39,14 +43,19 @@ for f in "$root"/.deps/*.deb; do dpkg -x "$f" "$prefix"; done
 lib=$prefix/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$lib/openblas-pthread:$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export TB_BLASDIR=$lib/blas
-export OPENBLAS_CORETYPE=SkylakeX      # 0.3.21 misdetects this CPU (ANCHORS.md)
+export OPENBLAS_CORETYPE=SkylakeX      # 0.3.21 misdetects this CPU
 export TILEDBLAS_CACHE_DIR=/tmp/tb-cache   # measured rates: never the user's cache
 
+# configure SRC BUILDDIR LOG: cmake against the OpenBLAS unpacked above.
+configure() {
+    cmake -S "$1" -B "$2" -G Ninja -DCMAKE_PREFIX_PATH="$prefix/usr" \
+          -DCMAKE_LIBRARY_PATH="$lib/openblas-pthread" \
+          -DCMAKE_INCLUDE_PATH="$prefix/usr/include/x86_64-linux-gnu/openblas-pthread" ${TB_CMAKE_ARGS:-} >"$3" 2>&1 \
+        || { tail -30 "$3"; return 1; }
+}
+
 step "build"
-cmake -S "$root" -B /tmp/tb-build -G Ninja -DCMAKE_PREFIX_PATH="$prefix/usr" \
-      -DCMAKE_LIBRARY_PATH="$lib/openblas-pthread" \
-      -DCMAKE_INCLUDE_PATH="$prefix/usr/include/x86_64-linux-gnu/openblas-pthread" ${TB_CMAKE_ARGS:-} >"$out/cmake.log" 2>&1 \
-    || { tail -30 "$out/cmake.log"; exit 1; }
+configure "$root" /tmp/tb-build "$out/cmake.log" || exit 1
 cmake --build /tmp/tb-build >"$out/build.log" 2>&1 || { grep -B3 -A20 FAILED "$out/build.log" | head -60; exit 1; }
 grep -E "ptxas info *: (Used|Compiling)|spill" "$out/build.log" | sed 's/^ *//' | sort -u > "$out/ptxas.txt"
 echo "built; ptxas report in ptxas.txt ($(wc -l < "$out/ptxas.txt") lines)"
@@ -209,28 +218,55 @@ dshapes=$dshapes,256x256x65536,64x4096x4096,65536x256x256,1000x3000x2000:TN,2500
 dshapes=$dshapes,700x200x900,180x180x700,3000x3000x3,100x300x500,600x600x600:TT+2
 dshapes=${TB_SWEEP_DOUBLE_SHAPES-$dshapes}
 rounds=${TB_SWEEP_ROUNDS:-2}; small_rounds=${TB_SWEEP_SMALL_ROUNDS:-4}
+cols=auto; base_lib=
+if [ -n "${TB_SWEEP_BASE:-}" ]; then
+    base_src=$TB_SWEEP_BASE
+    if [ -f "$base_src" ]; then
+        rm -rf /tmp/tb-base-src && mkdir -p /tmp/tb-base-src && tar xf "$base_src" -C /tmp/tb-base-src || exit 1
+        base_src=/tmp/tb-base-src
+    fi
+    step "the base version for the A/B: $TB_SWEEP_BASE"
+    configure "$base_src" /tmp/tb-base-build "$out/cmake-base.log" || exit 1
+    cmake --build /tmp/tb-base-build --target tiledblas_lib >"$out/build-base.log" 2>&1 \
+        || { grep -B3 -A20 FAILED "$out/build-base.log" | head -60; exit 1; }
+    base_lib=/tmp/tb-base-build/libtiledblas.so
+    cols="auto base"
+fi
 # sweep NAME WHAT SHAPES [BENCH_E2E OPTIONS]: the rounds over SHAPES, files
-# $out/NAME-*, the table in $out/NAME.txt, then the model's residuals and
-# the naive offload on the same shapes.
+# $out/NAME-*, the table in $out/NAME.txt (the base version's in
+# $out/NAME-base-table.txt), then the model's residuals and the naive
+# offload on the same shapes.
 sweep() {
 local name=$1 what=$2 shapes=$3; shift 3
 local small=$(echo $shapes | tr , '\n' | awk '{ d = $0; sub(/[:+].*/, "", d); n = split(d, x, "x")
         if (n == 1) x[2] = x[3] = x[1]; if (2 * x[1] * x[2] * x[3] < 1e9) print $0 }' | tr '\n' ,)
 step "the decision$what across $(echo $shapes | tr , '\n' | wc -l) shapes ($(echo $small | tr , '\n' | grep -c .) under 1 GFLOP): CPU only, GPU only, and auto (the cost model), end to end"
-: > "$out/$name-gpu.txt"; : > "$out/$name-auto.txt"; : > "$out/$name-auto.err"; : > "$out/$name-auto-stats.jsonl"
+: > "$out/$name-gpu.txt"
+for c in $cols; do : > "$out/$name-$c.txt"; : > "$out/$name-$c.err"; : > "$out/$name-$c-stats.jsonl"; done
 for round in $(seq $(( rounds > small_rounds ? rounds : small_rounds ))); do
     list=$shapes; [ $round -gt $rounds ] && list=$small
+    # With a base version, the two take turns going first.
+    order=$cols; [ $((round % 2)) = 0 ] && order=$(echo $cols | tr ' ' '\n' | tac | tr '\n' ' ')
     for s in $(echo $list | tr , ' '); do
         TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB "$@" --shapes $s --reps 5 | grep -E '^[0-9]+x' >> "$out/$name-gpu.txt"
-        echo "{\"sweep\":\"$s\"}" >> "$out/$name-auto-stats.jsonl"
-        TILEDBLAS_STATS=$out/$name-auto-stats.jsonl $B/bench_e2e $TBLIB "$@" --shapes $s --reps 5 --no-naive \
-            2>> "$out/$name-auto.err" | grep -E '^[0-9]+x' >> "$out/$name-auto.txt"
+        for c in $order; do
+            l=$TBLIB; [ $c = base ] && l=$base_lib
+            echo "{\"sweep\":\"$s\"}" >> "$out/$name-$c-stats.jsonl"
+            TILEDBLAS_STATS=$out/$name-$c-stats.jsonl $B/bench_e2e $l "$@" --shapes $s --reps 5 --no-naive \
+                2>> "$out/$name-$c.err" | grep -E '^[0-9]+x' >> "$out/$name-$c.txt"
+        done
     done
 done
 TILEDBLAS_LEARN=off TILEDBLAS_VERBOSE=2 $B/bench_e2e $TBLIB "$@" --shapes $shapes --reps 1 --no-naive > "$out/$name-decisions.txt" \
     2> "$out/$name-decisions.err"
 awk -f "$root/scripts/sweep_table.awk" \
     "$out/$name-gpu.txt" "$out/$name-auto.txt" "$out/$name-auto-stats.jsonl" | tee "$out/$name.txt"
+if [ -n "$base_lib" ]; then
+    echo "-- the base version ($TB_SWEEP_BASE) in the same rounds, against the same GPU column (its table: $name-base-table.txt):"
+    awk -f "$root/scripts/sweep_table.awk" "$out/$name-gpu.txt" "$out/$name-base.txt" \
+        "$out/$name-base-stats.jsonl" > "$out/$name-base-table.txt"
+    awk '$5 + 0 > 1.10 || /^(worst|with)/' "$out/$name-base-table.txt"
+fi
 echo "-- the cost model against the clock, per shape (first decision line against the fastest round):"
 awk -f "$root/scripts/model_residuals.awk" \
     "$out/$name-gpu.txt" "$out/$name-auto.txt" "$out/$name-decisions.err" > "$out/model-residuals${name#sweep}.txt"
