@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { TB_POOL_MAX = 32, TB_SPIN = 20000 /* ~100 us of pause instructions */ };
+/* TB_SPIN pauses: 0.1-1 ms, by the CPU's pause latency; on the H200
+ * machine's Xeon an OpenBLAS call made past the preload right after a GPU
+ * call is slowed for about 1 ms by them (docs/decision.md). */
+enum { TB_POOL_MAX = 32, TB_SPIN = 20000 };
 
 /* The one job. A part is claimed by one fetch-and-add on `claim`, a word
  * that holds the job's part count in its high half and the next part in
