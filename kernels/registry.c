@@ -75,6 +75,9 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
  * and 48 bytes of mbarriers, static; wgmma-simple: 48 KB + 1 KB, dynamic. */
 #define TB_SMEM_WGMMA (3 * 65536 + 1024 + 48)
 #define TB_SMEM_WGMMA_SIMPLE (48 * 1024 + 1024)
+/* wgmma-insplit: 3 raw stages of 32 KB, 2 split buffers of 64 KB, 1 KB for
+ * alignment, dynamic; 48 bytes of mbarriers, static. */
+#define TB_SMEM_WGMMA_INSPLIT (3 * 32768 + 2 * 65536 + 1024 + 48)
 /* Double precision. dtiled16: 2 x 16 x 16 doubles. dgemm_01, dynamic: at
  * least 4 stages of (128 x 20 + 128 x 20) doubles (K slices of 16, the NT
  * layouts with 128-row tiles), so it runs where 160 KB fit (8.0, 9.0,
@@ -112,13 +115,16 @@ static const tb_kernel_info tb_kernels[] = {
      * producer warpgroup, persistent grid; thread_m x thread_n counts a
      * consumer thread's 64 accumulators. wgmma-simple: one warpgroup,
      * 64x128 tiles, plain loads, the readable version. */
-    {"wgmma", "Hopper wgmma + TMA, 3xTF32 on a split pre-pass, warp-specialised, persistent, "
-               "split K",
+    {"wgmma", "Hopper wgmma + TMA, 3xTF32 split by a pre-pass or in shared memory (by cost), "
+               "warp-specialised, persistent, split K",
      tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
      TB_SMEM_WGMMA, TB_FP32},
     {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",
      tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
      TB_SMEM_WGMMA, TB_FP32},
+    {"wgmma-insplit", "as wgmma, always the split in shared memory from raw TMA tiles (no pre-pass)",
+     tb_launch_wgmma_insplit, tb_wgmma_supports, 45, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
+     TB_SMEM_WGMMA_INSPLIT, TB_FP32},
     {"wgmma-simple", "Hopper wgmma, 3xTF32, one warpgroup, plain loads (step 4a, readable)",
      tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8, 128, 0, 1,
      90, 90, TB_SMEM_WGMMA_SIMPLE, TB_FP32},

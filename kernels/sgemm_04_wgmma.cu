@@ -4,8 +4,10 @@
  * bulk tensor copy engine (TMA) through an mbarrier pipeline, producer and
  * consumer warpgroups, persistent over the tiles ("wgmma-1p": the same with
  * one partial accumulator); "wgmma-simple" is the same arithmetic with one
- * warpgroup and plain loads (the readable version). Any shape, stride,
- * transpose, alignment. Chosen only on compute capability 9.0 (supports());
+ * warpgroup and plain loads (the readable version); "wgmma-insplit" loads
+ * the operands as stored and splits them in shared memory (no pre-pass),
+ * which "wgmma" does itself where that costs less (small outputs with a long
+ * K). Any shape, stride, transpose, alignment. Chosen only on compute capability 9.0 (supports());
  * built for sm_90a alone: for any other target the kernels fall back to one
  * fp32 dot product per element (slow, never wrong). */
 #include "tb_kernel_common.cuh"
@@ -629,6 +631,201 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
 #endif
 }
 
+/* ---- the split in shared memory, no pre-pass (wgmma-insplit) -------------
+ *
+ * The pre-pass reads A and B once and writes four times their size; where
+ * the output is small and K long (256 x 256 x 65536: 128 MB in, 256 MB out,
+ * for 8.6 GFLOP) it costs about as much as the products. Here the producer
+ * loads the operands as they are stored (TMA boxes of raw fp32, zero outside
+ * the matrix, so no padding either) and the consumers split each stage into
+ * the four K-major tiles that the wgmmas read, while the tensor cores run
+ * the previous slice. A stored K-major operand arrives with the 128-byte
+ * swizzle of the split tiles, so a thread splits a 16-byte chunk into the
+ * same offset of the big and small tiles; a stored M-major one (boxes of 32
+ * K rows x 128 contiguous rows, no swizzle) is transposed on the way: chunk
+ * (row r, K 4cc..4cc+3) reads one float from each of four K rows. Lanes take
+ * consecutive rows, so the reads are consecutive floats and the 16-byte
+ * writes of eight rows land on eight chunk positions: no bank conflicts.
+ *
+ * Shared memory: three raw stages of 32 KB (A and B) and two split buffers
+ * of 64 KB. Slice k, on split buffer b:
+ *   1. wait for the raw stage of slice k+1; issue slice k's wgmmas;
+ *   2. split that stage into buffer b^1 (this warpgroup's 64 rows of A, half
+ *      of B's 128 rows), fence the writes into the async proxy, release the
+ *      raw stage (empty[], one arrival per warp);
+ *   3. wait for the wgmmas, fold them into the accumulator;
+ *   4. bar.sync 1, 256 between the two consumer warpgroups: buffer b^1 is
+ *      whole (both write B's tile), and both are done reading buffer b,
+ *      which the split after the next issue overwrites.
+ * The operands' rows must be 16-byte aligned (TMA): the launchers take the
+ * pre-pass otherwise. Split K, the epilogue and the NaN recompute are
+ * wgmma's. */
+#define TB_WI_STAGES 3
+#define TB_WI_RAW_BYTES (2 * TB_WG_TILE_BYTES)           /* raw A, raw B: 32 KB */
+#define TB_WI_SPLIT0 (TB_WI_STAGES * TB_WI_RAW_BYTES)    /* the split buffers' offset */
+#define TB_WI_SMEM (TB_WI_SPLIT0 + 2 * TB_WG_STAGE_BYTES + 1024)
+
+#if TB_WG_REAL
+/* Split one 16-byte chunk of a 128-row tile: row r, K columns 4cc..4cc+3,
+ * from the raw tile (KM: stored K-major, swizzled like the result; else
+ * 32 K rows of 128 floats) into the swizzled big and small tiles. */
+template <int KM>
+__device__ __forceinline__ void tb_wi_chunk(const uint8_t *raw, uint8_t *big, uint8_t *small, int r,
+                                            int cc)
+{
+    const int o = r * 128 + ((cc ^ (r & 7)) << 4);
+    float x[4];
+    if (KM) {
+        const float4 v = *reinterpret_cast<const float4 *>(raw + o);
+        x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+    } else {
+        const float *rf = reinterpret_cast<const float *>(raw);
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            x[i] = rf[(4 * cc + i) * TB_WG_BM + r];
+    }
+    float hb[4], hs[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        tb_wg_split(x[i], hb[i], hs[i]);
+    *reinterpret_cast<float4 *>(big + o) = make_float4(hb[0], hb[1], hb[2], hb[3]);
+    *reinterpret_cast<float4 *>(small + o) = make_float4(hs[0], hs[1], hs[2], hs[3]);
+}
+
+__device__ __forceinline__ void tb_wi_sync() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }
+#endif
+
+template <int AK, int BK>
+__global__ void __launch_bounds__(TB_WG_THREADS, 1)
+tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
+                        const __grid_constant__ CUtensorMap mB, int ktiles, int tiles_m,
+                        int tiles_n, int vec_c, int kparts, float *W, size_t ldw)
+{
+    const int ntiles = tiles_m * tiles_n, units = ntiles * kparts;
+    const int chunk = (ktiles + kparts - 1) / kparts;   /* slices per part */
+#if TB_WG_REAL
+    extern __shared__ uint8_t tb_wg_smem_raw[];
+    __shared__ __align__(8) uint64_t full[TB_WI_STAGES], empty[TB_WI_STAGES];
+    /* 1024-byte aligned; an offset from the shared array (not a cast
+     * through an integer), so that the compiler knows it is shared memory. */
+    uint8_t *sm = tb_wg_smem_raw + ((0u - tb_smem_addr(tb_wg_smem_raw)) & 1023u);
+    const uint32_t base = tb_smem_addr(sm);
+    const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < TB_WI_STAGES; s++) {
+            tb_mbar_init(tb_smem_addr(&full[s]), 1);
+            tb_mbar_init(tb_smem_addr(&empty[s]), 8);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            int s = 0;
+            uint32_t phase = 0;
+            for (int u = blockIdx.x; u < units; u += gridDim.x) {
+                const int p = u / ntiles, kend = min(ktiles, (p + 1) * chunk);
+                int tm, tn;
+                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+                const int ra = tm * TB_WG_BM, rb = tn * TB_WG_BN;
+                for (int kt = p * chunk; kt < kend; kt++) {
+                    const uint32_t fb = tb_smem_addr(&full[s]), eb = tb_smem_addr(&empty[s]);
+                    tb_mbar_wait(eb, phase ^ 1);
+                    tb_mbar_expect(fb, TB_WI_RAW_BYTES);
+                    const uint32_t st = base + s * TB_WI_RAW_BYTES;
+                    const int k0 = kt * TB_WG_BK;
+                    tb_tma_load(st, &mA, fb, AK ? k0 : ra, AK ? ra : k0);
+                    tb_tma_load(st + TB_WG_TILE_BYTES, &mB, fb, BK ? k0 : rb, BK ? rb : k0);
+                    if (++s == TB_WI_STAGES) {
+                        s = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int c = wg - 1, ct = threadIdx.x - 128;   /* ct: 0..255 over both consumers */
+        int s = 0, b = 0;
+        uint32_t phase = 0;
+        /* Step 1 above, into split buffer `buf`. */
+        auto split = [&](int buf) {   /* raw stage s loaded: its full[s] waited for */
+            const uint8_t *raw = sm + s * TB_WI_RAW_BYTES;
+            uint8_t *dst = sm + TB_WI_SPLIT0 + buf * TB_WG_STAGE_BYTES;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {   /* A: this warpgroup's 64 rows x 8 chunks */
+                const int q = (ct % 128) + 128 * i;
+                tb_wi_chunk<AK>(raw, dst, dst + TB_WG_TILE_BYTES, 64 * c + q % 64, q / 64);
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++) {   /* B: 128 rows x 8 chunks over both */
+                const int q = ct + 256 * i;
+                tb_wi_chunk<BK>(raw + TB_WG_TILE_BYTES, dst + 2 * TB_WG_TILE_BYTES,
+                                dst + 3 * TB_WG_TILE_BYTES, q % 128, q / 128);
+            }
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            __syncwarp();
+            if (lane == 0)
+                tb_mbar_arrive(tb_smem_addr(&empty[s]));
+            if (++s == TB_WI_STAGES) {
+                s = 0;
+                phase ^= 1;
+            }
+        };
+        for (int u = blockIdx.x; u < units; u += gridDim.x) {
+            const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
+            int tm, tn;
+            tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+            float acc[64], part[64];
+#pragma unroll
+            for (int i = 0; i < 64; i++)
+                acc[i] = 0.f;
+            tb_mbar_wait(tb_smem_addr(&full[s]), phase);
+            split(b);
+            tb_wi_sync();
+            /* Slice kt on buffer b; while the tensor cores run it, the next
+             * slice is split into b ^ 1. The next raw stage is waited for
+             * before the issue: a spin loop between the issue and the wait
+             * makes ptxas wait for the wgmmas ahead of it (C7517), which
+             * serialises the two. One partial accumulator (folded after the
+             * wait) leaves the split the registers of a second. */
+            for (int kt = kbeg; kt < kend; kt++) {
+                const bool more = kt + 1 < kend;
+                if (more)
+                    tb_mbar_wait(tb_smem_addr(&full[s]), phase);
+                const uint32_t sb = base + TB_WI_SPLIT0 + b * TB_WG_STAGE_BYTES;
+                tb_wg_issue(part, sb + c * 8192, sb + TB_WG_TILE_BYTES + c * 8192,
+                            sb + 2 * TB_WG_TILE_BYTES, sb + 3 * TB_WG_TILE_BYTES);
+                if (more)
+                    split(b ^ 1);
+                tb_wg_wait0();
+                tb_wg_touch(part);
+                tb_wg_fold(acc, part);
+                b ^= 1;
+                if (more)
+                    tb_wi_sync();
+            }
+            const tb_gemm_args q =
+                kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+                           : g;
+            tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+        }
+    }
+#else
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const int p = u / ntiles, t = u - p * ntiles;
+        const tb_gemm_args q =
+            kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+                       : g;
+        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
+                        threadIdx.x, blockDim.x);
+    }
+#endif
+}
+
 /* ---- host side ------------------------------------------------------------ */
 
 #define TB_WG_MAX_DEV 64
@@ -823,11 +1020,6 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     return e;
 }
 
-extern "C" cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream)
-{
-    return tb_wgmma_launch<1>(args, stream, 1);
-}
-
 extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream)
 {
     return tb_wgmma_launch<0>(args, stream, 1);
@@ -836,4 +1028,121 @@ extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t
 extern "C" cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream)
 {
     return tb_wgmma_launch<0>(args, stream, 0);
+}
+
+/* The tensor map of an operand as stored, for wgmma-insplit: rows x k, the
+ * element (r, p) at base[r * ld + p] (kmajor: boxes of 32 K x 128 rows,
+ * 128-byte swizzle, the split tiles' layout) or at base[p * ld + r] (boxes
+ * of 128 rows x 32 K, no swizzle). Outside the matrix the copy engine
+ * writes zeros. */
+static int tb_wi_map(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, const float *base,
+                     size_t ld, int rows, int k, int kmajor)
+{
+    const cuuint64_t dims[2] = {(cuuint64_t)(kmajor ? k : rows), (cuuint64_t)(kmajor ? rows : k)};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * sizeof(float)};
+    const cuuint32_t box[2] = {(cuuint32_t)(kmajor ? TB_WG_BK : TB_WG_BM),
+                               (cuuint32_t)(kmajor ? TB_WG_BM : TB_WG_BK)};
+    const cuuint32_t estr[2] = {1, 1};
+    return enc(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, estr,
+               CU_TENSOR_MAP_INTERLEAVE_NONE,
+               kmajor ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <int AK, int BK>
+static cudaError_t tb_wi_run(const tb_gemm_args &g, const CUtensorMap &mA, const CUtensorMap &mB,
+                             int parts, float *W, size_t ldw, int vec_c, int dev, int sms,
+                             cudaStream_t stream)
+{
+    static volatile int set[TB_WG_MAX_DEV];
+    cudaError_t e = tb_wg_smem_attr(tb_wgmma_insplit_kernel<AK, BK>, TB_WI_SMEM, dev, set);
+    if (e != cudaSuccess)
+        return e;
+    const int tiles_m = (g.m + TB_WG_BM - 1) / TB_WG_BM, tiles_n = (g.n + TB_WG_BN - 1) / TB_WG_BN;
+    const long long units = (long long)tiles_m * tiles_n * parts;
+    tb_wgmma_insplit_kernel<AK, BK><<<units < sms ? (int)units : sms, TB_WG_THREADS, TB_WI_SMEM,
+                                      stream>>>(g, mA, mB, (g.k + TB_WG_BK - 1) / TB_WG_BK,
+                                                tiles_m, tiles_n, vec_c, parts, W, ldw);
+    return cudaGetLastError();
+}
+
+/* The split in shared memory, for g with k > 0 whose operands' rows are
+ * 16-byte aligned (what TMA reads; tb_wi_fits). */
+static cudaError_t tb_wi_launch(const tb_gemm_args &g, cudaStream_t stream)
+{
+    const int dev = tb_cur_dev();
+    if (!tb_wgmma_hw(dev))
+        return cudaErrorNotSupported;
+    const int sms = tb_device_sms(dev);
+    PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
+    if (sms == 0 || !enc)
+        return cudaErrorNotSupported;
+    const int parts = tb_wgmma_parts(g.m, g.n, g.k, sms);
+    if (tb_wg_tiles(&g) * parts > 0x7fffffffLL)
+        return cudaErrorInvalidConfiguration;
+    /* op(A)(i, p) = A[i*lda + p] is K-major; op(B)(p, j) = B[j*ldb + p] is. */
+    const int ak = !g.transa, bk = g.transb;
+    CUtensorMap mA, mB;
+    if (!tb_wi_map(enc, &mA, g.A, g.lda, g.m, g.k, ak) || !tb_wi_map(enc, &mB, g.B, g.ldb, g.n, g.k, bk))
+        return cudaErrorNotSupported;
+    const size_t ldw = (size_t)(g.n + 31) / 32 * 32;
+    float *W = NULL;
+    if (parts > 1 && !(W = (float *)tb_run_scratch((size_t)parts * g.m * ldw * sizeof(float), stream)))
+        return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+    const int vec_c = parts > 1 || (((uintptr_t)g.C % 8 == 0) && (g.ldc % 2 == 0));
+    cudaError_t e;
+    if (ak && bk)
+        e = tb_wi_run<1, 1>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+    else if (ak)
+        e = tb_wi_run<1, 0>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+    else if (bk)
+        e = tb_wi_run<0, 1>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+    else
+        e = tb_wi_run<0, 0>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+    if (e == cudaSuccess && parts > 1)
+        e = tb_run_split_sum(W, ldw, (size_t)g.m * ldw, parts, &g, stream);
+    if (W)
+        tb_run_scratch_free(W, stream);
+    return e;
+}
+
+static int tb_wi_fits(const tb_gemm_args &g)
+{
+    return g.m > 0 && g.n > 0 && g.k > 0 && tb_rows16(g.A, g.lda, sizeof(float)) &&
+           tb_rows16(g.B, g.ldb, sizeof(float));
+}
+
+/* Which of the two pays, per unit of K (both scale with it): the pre-pass
+ * reads A and B and writes twice their size, 12 (m + n) bytes at about 3.3
+ * TB/s, and then the products run at about 128 TFLOP/s; split in shared
+ * memory they run at about 72 (bench_kernels on the H200: wgmma 126-128 at
+ * 4096 and 8192, wgmma-insplit 65-77 from 256x256x65536 to 8192). That is
+ * 1/m + 1/n above about 1/300: small outputs with a long K (256 x 256 x
+ * 65536: 1.5x the pre-pass's speed), a tie at 512 x 512, the pre-pass from
+ * 768 x 768 up. */
+static int tb_wi_pays(const tb_gemm_args &g)
+{
+    const double mn = (double)g.m * g.n;
+    const double prepass = 12.0 * (g.m + g.n) / 3.3e12 + 2.0 * mn / 128e12;
+    return 2.0 * mn / 72e12 < prepass;
+}
+
+/* wgmma: the split in shared memory where it pays and TMA can read the
+ * operands, the pre-pass otherwise. */
+extern "C" cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream)
+{
+    const tb_gemm_args g = tb_args_blas(args);
+    if (tb_wi_fits(g) && tb_wi_pays(g))
+        return tb_wi_launch(g, stream);
+    return tb_wgmma_launch<1>(args, stream, 1);
+}
+
+/* wgmma-insplit: the split in shared memory wherever TMA can read the
+ * operands; the pre-pass for the rest. */
+extern "C" cudaError_t tb_launch_wgmma_insplit(const tb_gemm_args *args, cudaStream_t stream)
+{
+    const tb_gemm_args g = tb_args_blas(args);
+    if (tb_wi_fits(g))
+        return tb_wi_launch(g, stream);
+    return tb_wgmma_launch<1>(args, stream, 1);
 }

@@ -219,12 +219,15 @@ cudaError_t tb_launch_tf32x3(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_tf32x3_tcacc(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_tf32_fast(const tb_gemm_args *args, cudaStream_t stream);
 /* sgemm_04_wgmma.cu: Hopper wgmma (sm_90a), 3xTF32 on operands split and
- * made K-major by a pre-pass. wgmma: TMA + mbarrier pipeline, producer and
- * consumer warpgroups, persistent; wgmma_simple: one warpgroup, plain loads.
- * Both only on compute capability 9.0 (their supports() say so). */
+ * made K-major by a pre-pass or, where that costs less, in shared memory.
+ * wgmma: TMA + mbarrier pipeline, producer and consumer warpgroups,
+ * persistent; wgmma_insplit: always the split in shared memory (operands
+ * with 16-byte aligned rows); wgmma_simple: one warpgroup, plain loads. Only
+ * on compute capability 9.0 (their supports() say so). */
 cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream);
 cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_wgmma_insplit(const tb_gemm_args *args, cudaStream_t stream);
 int tb_wgmma_supports(const tb_gemm_args *args);
 int tb_wgmma_simple_supports(const tb_gemm_args *args);
 

@@ -95,7 +95,7 @@ if command -v cuobjdump > /dev/null; then
     done
     echo
 fi
-grep -A3 "tb_wgmma_kernel\|tb_wgmma_simple" "$B/sgemm_04_wgmma.ptxas.txt" | grep -E "registers|spill" | head -4
+grep -A3 "tb_wgmma_kernel\|tb_wgmma_insplit\|tb_wgmma_simple" "$B/sgemm_04_wgmma.ptxas.txt" | grep -E "registers|spill" | head -4
 grep -A3 "tb_dmma_kernel" "$B/dgemm_01_dmma.ptxas.txt" | grep -E "registers|spill" | head -4
 
 step "test_kernels $targs ${TEST_ARGS:-(full)}"
@@ -113,11 +113,16 @@ echo "memcheck (test_kernels --max 127): exit $?; $(grep -E 'ERROR SUMMARY' "$OU
 timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --dtype all --max 33 --kernels "$san" \
     > "$OUT/racecheck.log" 2>&1
 echo "racecheck (test_kernels --max 33): exit $?; $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tr '\n' ' ')"
-# The persistent wgmma kernel takes grids of half a wave and more only: its
-# memcheck runs the cases of test_kernels sized for it.
+# The persistent wgmma kernels take grids of a quarter wave and more only:
+# their memcheck runs the cases of test_kernels sized for them, and
+# racecheck those of one size (wgmma-insplit's threads write the shared
+# memory that its wgmmas read).
 if [ -n "${SAN_WGMMA:-}" ]; then
-    timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --max 1537 --kernels wgmma \
-        > "$OUT/memcheck_wgmma.log" 2>&1
-    echo "memcheck wgmma (test_kernels --max 1537 --kernels wgmma): exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_wgmma.log"); $(tail -1 "$OUT/memcheck_wgmma.log" | grep passed)"
+    timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --max 1537 \
+        --kernels wgmma,wgmma-insplit > "$OUT/memcheck_wgmma.log" 2>&1
+    echo "memcheck wgmma (test_kernels --max 1537 --kernels wgmma,wgmma-insplit): exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_wgmma.log"); $(tail -1 "$OUT/memcheck_wgmma.log" | grep passed)"
+    timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --min 1000 --max 1000 \
+        --kernels wgmma-insplit > "$OUT/racecheck_wgmma.log" 2>&1
+    echo "racecheck wgmma-insplit (test_kernels --min 1000 --max 1000): exit $?; $(grep -E 'RACECHECK SUMMARY' "$OUT/racecheck_wgmma.log"); $(tail -1 "$OUT/racecheck_wgmma.log" | grep passed)"
 fi
 step "done"

@@ -224,7 +224,7 @@ int main(void)
         int major, minor, smem_optin;
         const char *want;
     } loads[] = {
-        {"H200", 9, 0, 227 * KIB, "tiled16,tf32x3,wgmma,dtiled16,dmma"},
+        {"H200", 9, 0, 227 * KIB, "tiled16,tf32x3,wgmma,wgmma-insplit,dtiled16,dmma"},
         {"A100", 8, 0, 163 * KIB, "tiled16,tf32x3,dtiled16,dmma"},
         {"A10", 8, 6, 99 * KIB, "tiled16,warptile,dtiled16"},
         {"B200", 10, 0, 227 * KIB, "tiled16,tf32x3,dtiled16,dmma"},
