@@ -1084,7 +1084,7 @@ static cudaError_t tb_wi_launch(const tb_gemm_args &g, cudaStream_t stream)
     const int ak = !g.transa, bk = g.transb;
     CUtensorMap mA, mB;
     if (!tb_wi_map(enc, &mA, g.A, g.lda, g.m, g.k, ak) || !tb_wi_map(enc, &mB, g.B, g.ldb, g.n, g.k, bk))
-        return cudaErrorNotSupported;
+        return tb_wgmma_launch<1>(&g, stream, 1);   /* a tensor TMA cannot map: the pre-pass */
     const size_t ldw = (size_t)(g.n + 31) / 32 * 32;
     float *W = NULL;
     if (parts > 1 && !(W = (float *)tb_run_scratch((size_t)parts * g.m * ldw * sizeof(float), stream)))
