@@ -222,6 +222,34 @@ __device__ __forceinline__ void tb_wg_slow_tile(const tb_gemm_args &g, int row0,
     }
 }
 
+/* The epilogue of one work unit of the persistent kernels: consumer c's 64
+ * rows of tile (tm, tn) to C, or with split K (kparts > 1) to the partial
+ * of part p, whose slices start at kbeg. */
+__device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const float acc[64], int p,
+                                                 int kparts, int kbeg, int chunk, float *W,
+                                                 size_t ldw, int tm, int tn, int c, int vec_c)
+{
+    const tb_gemm_args q =
+        kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+                   : g;
+    tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+}
+
+/* The persistent kernels' units without wgmma: each as plain dot products. */
+__device__ __forceinline__ void tb_wg_slow_units(const tb_gemm_args &g, int units, int ntiles,
+                                                 int tiles_n, int kparts, int chunk, float *W,
+                                                 size_t ldw)
+{
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const int p = u / ntiles, t = u - p * ntiles;
+        const tb_gemm_args q =
+            kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+                       : g;
+        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
+                        threadIdx.x, blockDim.x);
+    }
+}
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TB_WG_REAL 1
 
@@ -613,21 +641,11 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     tb_wg_fold(acc, p1);
                 }
             }
-            const tb_gemm_args q =
-                kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
-                           : g;
-            tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+            tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c);
         }
     }
 #else
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const int p = u / ntiles, t = u - p * ntiles;
-        const tb_gemm_args q =
-            kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
-                       : g;
-        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
-                        threadIdx.x, blockDim.x);
-    }
+    tb_wg_slow_units(g, units, ntiles, tiles_n, kparts, chunk, W, ldw);
 #endif
 }
 
@@ -808,21 +826,11 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                 if (more)
                     tb_wi_sync();
             }
-            const tb_gemm_args q =
-                kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
-                           : g;
-            tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+            tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c);
         }
     }
 #else
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const int p = u / ntiles, t = u - p * ntiles;
-        const tb_gemm_args q =
-            kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
-                       : g;
-        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
-                        threadIdx.x, blockDim.x);
-    }
+    tb_wg_slow_units(g, units, ntiles, tiles_n, kparts, chunk, W, ldw);
 #endif
 }
 
