@@ -1,7 +1,8 @@
 /* bench/bench_pipeline.c - the host<->device pipeline alone (gpu.c's
- * tb_gpu_gemm, no dispatch), timed with the large host copies made two
+ * tb_gpu_gemm, no dispatch), timed with the large unpacks into C made two
  * ways in the same process, alternately: ordinary stores (memcpy) and
- * streaming stores that bypass the cache (tb_copy_nontemporal). Prints per
+ * streaming stores that bypass the cache (tb_copy_nontemporal; packing
+ * into staging always takes ordinary stores). Prints per
  * size the median wall time of each and the spans of the last call on the
  * three streams. The copy threads come from TILEDBLAS_COPY_THREADS, so a
  * script runs this once per thread count.
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
         printf("SKIP: no GPU (%s)\n", tb_reason_name(why));
         return 77;
     }
-    printf("copy threads %d; host copies of >= 4 MiB with ordinary or streaming stores, "
+    printf("copy threads %d; unpacks of >= 4 MiB into C with ordinary or streaming stores, "
            "alternating; median of %d\n", tb_pool_size(), reps);
     printf("%-6s %12s %12s %8s   %s\n", "n", "memcpy ms", "stream ms", "gain", "spans of the last streaming call (h2d / kernel / d2h ms)");
     for (char *tok = strtok(sizes, ","); tok; tok = strtok(NULL, ",")) {

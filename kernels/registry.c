@@ -406,33 +406,41 @@ int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_o
 /* CUDA loads a kernel's code at its first launch (lazy loading, the
  * default), so the first call that launches a kernel pays for it as well;
  * a route measured on that call looks slower than it is. Launching each
- * kernel the default pick can return on this GPU once, on a 1 x 1 x 1
- * product, loads them ahead (the start thread does, before any call is
- * measured). Stops early once *stop is set (a process exiting does not wait
- * for the rest). Returns the first launch error, or cudaSuccess. */
+ * kernel the default pick can return on this GPU on a 1 x 1 x 1 product
+ * loads them ahead (the start thread does, before any call is measured):
+ * twice, with rows one element apart and with rows 16 bytes apart, since a
+ * kernel may take another path for rows it can read whole (wgmma splits
+ * such operands in shared memory, the others in a pre-pass). Stops early
+ * once *stop is set (a process exiting does not wait for the rest).
+ * Returns the first launch error, or cudaSuccess. */
 cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
 {
     int dev, major, minor, smem;
     if (cudaGetDevice(&dev) != cudaSuccess || !tb_device_caps(dev, &major, &minor, &smem))
         return cudaGetLastError();
-    void *buf = NULL;
-    cudaError_t e = cudaMalloc(&buf, 3 * sizeof(double));
+    enum { ROW = 16 };   /* bytes: A at 0, B at ROW, C at 2 ROW */
+    char *buf = NULL;
+    cudaError_t e = cudaMalloc((void **)&buf, 3 * ROW);
     if (e != cudaSuccess)
         return e;
-    e = cudaMemsetAsync(buf, 0, 3 * sizeof(double), stream);
-    const double *d = (const double *)buf;
-    const float *f = (const float *)buf;
+    e = cudaMemsetAsync(buf, 0, 3 * ROW, stream);
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n);
     for (int i = 0; i < n && e == cudaSuccess && !__atomic_load_n(stop, __ATOMIC_ACQUIRE); i++) {
         if (!tb_kernel_pickable(&k[i], major, minor, smem))
             continue;
-        if (k[i].dtype == TB_F64) {
-            const tb_dgemm_args g = {1, 1, 1, 0, 0, 1.0, 0.0, d, 1, d + 1, 1, (double *)d + 2, 1};
-            e = k[i].dlaunch(&g, stream);
-        } else {
-            const tb_gemm_args g = {1, 1, 1, 0, 0, 1.0f, 0.0f, f, 1, f + 1, 1, (float *)f + 2, 1};
-            e = k[i].launch(&g, stream);
+        for (int whole = 0; whole < 2 && e == cudaSuccess; whole++) {
+            if (k[i].dtype == TB_F64) {
+                const size_t ld = whole ? ROW / sizeof(double) : 1;
+                const double *d = (const double *)buf;
+                const tb_dgemm_args g = {1, 1, 1, 0, 0, 1.0, 0.0, d, ld, d + ld, ld, (double *)d + 2 * ld, ld};
+                e = k[i].dlaunch(&g, stream);
+            } else {
+                const size_t ld = whole ? ROW / sizeof(float) : 1;
+                const float *f = (const float *)buf;
+                const tb_gemm_args g = {1, 1, 1, 0, 0, 1.0f, 0.0f, f, ld, f + ld, ld, (float *)f + 2 * ld, ld};
+                e = k[i].launch(&g, stream);
+            }
         }
     }
     if (e == cudaSuccess)

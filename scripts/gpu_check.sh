@@ -328,7 +328,7 @@ $bk --raw --sizes 4097,8191,1025,1537 --kernels cublas,tf32x3 2>&1 | grep -E "^[
 
 fi
 if want tune; then
-step "the pipeline alone: copy threads, and ordinary against streaming stores in the host copies"
+step "the pipeline alone: copy threads, and ordinary against streaming stores in the unpacks into C"
 for round in 1 2; do
     for ct in 8 12 16; do
         TILEDBLAS_COPY_THREADS=$ct $B/bench/bench_pipeline --sizes 2048,4096,8192 --reps 9

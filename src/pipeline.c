@@ -94,7 +94,7 @@ static cudaError_t tb_run_prepare(tb_run *R)
             e = tb_buffer_fit(&L->slot[i].c, pl->mp, pl->nb, es);
     }
     if (e == cudaSuccess) {
-        /* Staging: an eighth of the call's traffic per buffer, 1 to 32 MiB. */
+        /* Staging: an eighth of the call's traffic per buffer, 1 to 8 MiB. */
         double traffic = (double)es * ((double)R->m * R->k + (double)R->k * R->n +
                                        (R->reads_c ? 2.0 : 1.0) * R->m * R->n);
         e = tb_stage_fit(L, traffic / 8 > (double)TB_STAGE_MAX_BYTES ? TB_STAGE_MAX_BYTES
@@ -337,17 +337,15 @@ tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t)
     return failed;
 }
 
-/* Staging buffers of 8 MiB made ahead on the first lane, so that the first
- * calls do not pay for pinned memory (25-33 ms for the first 64 MiB on the
- * H200 machine); a larger call grows them as before. */
-#define TB_WARM_STAGE ((size_t)8 << 20)
-
+/* The first lane's staging buffers made ahead at their largest, so that
+ * no call pays for pinned memory (cudaHostAlloc takes about 0.4 ms a MiB on
+ * the H200 machine). */
 void tb_gpu_warm(void)
 {
     tb_lane *L = tb_lane_acquire();
     if (!L)
         return;
-    if (tb_stage_fit(L, TB_WARM_STAGE) != cudaSuccess)
+    if (tb_stage_fit(L, TB_STAGE_MAX_BYTES) != cudaSuccess)
         cudaGetLastError();    /* the first call will try again, and report */
     tb_lane_release(L, TB_STAGE_NONE, cudaSuccess, 0);
 }

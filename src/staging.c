@@ -39,19 +39,19 @@ typedef struct tb_copy {
     int nontemporal;           /* tb_copy_bytes with streaming stores */
 } tb_copy;
 
-/* Copies of 4 MiB and more bypass the cache on the way out (1 = on; a
- * benchmark may switch it to compare). */
+/* Unpacking 4 MiB and more into the caller's arrays bypasses the cache
+ * (1 = on; a benchmark may switch it to compare). */
 int tb_copy_nontemporal = 1;
 #define TB_NT_MIN_BYTES ((size_t)4 << 20)
 
 /* memcpy whose stores bypass the cache (x86 non-temporal stores). An
  * ordinary store to a line that is not cached first reads the line from
  * memory, so a large memcpy moves three bytes through memory for every byte
- * copied; streaming stores write whole lines and move two. Both ends of our
- * large copies are far bigger than the cache and not read again by this
- * CPU soon - a staging buffer goes to the DMA engine, the caller's C is
- * finished - so keeping them in the cache buys nothing. The caller orders
- * the stores with tb_copy_fence() before anyone else reads them. */
+ * copied; streaming stores write whole lines and move two. Used where the
+ * destination is the caller's C: far bigger than the cache, and not read
+ * again by this CPU soon. Staging buffers are the opposite case and take
+ * ordinary stores (TB_STAGE_MAX_BYTES). The caller orders the stores with
+ * tb_copy_fence() before anyone else reads them. */
 static void tb_copy_bytes(char *dst, const char *src, size_t n, int nontemporal)
 {
 #if defined(__SSE2__)
@@ -121,10 +121,11 @@ static void tb_copy_part(void *arg, int part, int parts)
 #define TB_PART_MIN ((size_t)64 << 10)
 #define TB_PARTS_PER_THREAD 4
 
-static void tb_copy_run(tb_copy *c)
+/* to_caller: the copy writes the caller's array (an unpack), not staging. */
+static void tb_copy_run(tb_copy *c, int to_caller)
 {
     size_t bytes = c->rows * c->row_bytes, want = bytes / TB_PART_MIN;
-    c->nontemporal = tb_copy_nontemporal && bytes >= TB_NT_MIN_BYTES;
+    c->nontemporal = to_caller && tb_copy_nontemporal && bytes >= TB_NT_MIN_BYTES;
     int parts = 1;
     if (want >= 2) {
         size_t most = (size_t)tb_pool_size() * TB_PARTS_PER_THREAD;
@@ -167,7 +168,7 @@ cudaError_t tb_upload(tb_lane *L, cudaStream_t st, void *dst, size_t dpitch, tb_
         if (e != cudaSuccess)
             return e;
         tb_copy c = {buf, src + r * stride, row_bytes, stride, row_bytes, n, 0};
-        tb_copy_run(&c);
+        tb_copy_run(&c, 0);
         e = cudaMemcpy2DAsync((char *)dst + r * dpitch, dpitch, buf, row_bytes, row_bytes, n,
                               cudaMemcpyHostToDevice, st);
         if (e != cudaSuccess)
@@ -212,7 +213,7 @@ cudaError_t tb_download(tb_lane *L, cudaStream_t st, tb_window w, const void *sr
             if ((e = cudaEventSynchronize(*ev[c % 2])) != cudaSuccess)
                 return e;
             tb_copy cp = {dst + r * stride, buf[c % 2], stride, row_bytes, row_bytes, n, 0};
-            tb_copy_run(&cp);
+            tb_copy_run(&cp, 1);
         }
     }
     return cudaSuccess;

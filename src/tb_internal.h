@@ -471,7 +471,8 @@ TB_HIDDEN void tb_gpu_forked_child(void);
 /* Device bytes held in idle lanes' buffers and free on the device; -1 when
  * CUDA has not started. */
 TB_HIDDEN int tb_gpu_memory(size_t *held, size_t *free_b);
-/* 1: large host copies use streaming stores (staging.c); benchmarks flip it. */
+/* 1: large unpacks into the caller's arrays use streaming stores
+ * (staging.c); benchmarks flip it. */
 extern int tb_copy_nontemporal TB_HIDDEN;
 /* Device name etc. for info; returns 0 when no device (starts CUDA). */
 TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);

@@ -346,6 +346,18 @@ int main(int argc, char **argv)
         return 77;
     }
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    {
+        /* What the start thread runs: every kernel the default pick can
+         * return, launched on 1 x 1 x 1 products with both row layouts. */
+        const int stop = 0;
+        const cudaError_t e = tb_kernels_load(0, &stop);
+        if (e == cudaSuccess) {
+            n_pass++;
+        } else {
+            n_fail++;
+            printf("FAIL tb_kernels_load: %s\n", cudaGetErrorString(e));
+        }
+    }
 
     for (int d = 0; d < 2; d++) {
         const tb_dtype dt = d ? TB_F64 : TB_F32;
