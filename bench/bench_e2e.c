@@ -21,8 +21,14 @@
  * each, e.g. 2000x2000x2000:TN), and +P, every leading dimension padded by P
  * elements (e.g. 2500x2500x2500+1: lda = ldb = ldc = 2501). All calls are
  * row-major with alpha = 1, beta = 0.
+ * With --devices LIST (CUDA device numbers, e.g. 0,1,2,3), the whole run is
+ * made once per leading part of the list - TILEDBLAS_DEVICES=0, then 0,1,
+ * ... - each in a process of its own (the library reads its settings once),
+ * and a last table gives each shape's time through the preload by device
+ * count, with its speed-up over the first. A device listed twice is two
+ * slots on one GPU (0,0: the cutting and its costs on one GPU).
  * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK[:XY][+P],...]
- *                  [--peer NAME] [--no-naive] [--double] */
+ *                  [--peer NAME] [--no-naive] [--double] [--devices LIST] */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
@@ -281,11 +288,92 @@ static double rel_diff(const prec *p, const void *X, const void *Y, int m, int n
     return sqrt(d2 / (y2 > 0.0 ? y2 : 1e-300));
 }
 
+/* --devices: the run again for each leading part of the device list, in a
+ * child process with TILEDBLAS_DEVICES set, its output passed through; then
+ * the preload's column (the table's third) by device count. */
+enum { DEV_MAX = 8, DEV_ROWS = 256 };
+static int run_devices(int argc, char **argv, const char *list)
+{
+    char label[DEV_ROWS][64];
+    double ms[DEV_ROWS][DEV_MAX];
+    char prefix[DEV_MAX][64];
+    int nrows = 0, nrun = 0;
+    char *args[64];
+    int na = 0;
+    for (int i = 0; i < argc && na < 62; i++) {
+        if (!strcmp(argv[i], "--devices")) {
+            i++;
+            continue;
+        }
+        args[na++] = argv[i];
+    }
+    args[na] = NULL;
+    for (const char *p = list; *p && nrun < DEV_MAX;) {
+        const char *comma = strchr(p, ',');
+        size_t upto = comma ? (size_t)(comma - list) : strlen(list);
+        snprintf(prefix[nrun], sizeof prefix[nrun], "%.*s", (int)upto, list);
+        int fd[2];
+        if (pipe(fd) != 0)
+            return 1;
+        printf("==== TILEDBLAS_DEVICES=%s\n", prefix[nrun]);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            dup2(fd[1], 1);
+            close(fd[0]);
+            close(fd[1]);
+            setenv("TILEDBLAS_DEVICES", prefix[nrun], 1);
+            execv("/proc/self/exe", args);
+            _exit(127);
+        }
+        close(fd[1]);
+        FILE *in = fdopen(fd[0], "r");
+        char line[1024];
+        while (in && fgets(line, sizeof line, in)) {
+            fputs(line, stdout);
+            char name[64];
+            double ob, shim;
+            if (line[0] >= '0' && line[0] <= '9' && sscanf(line, "%63s %lf %lf", name, &ob, &shim) == 3) {
+                int r = 0;
+                while (r < nrows && strcmp(label[r], name))
+                    r++;
+                if (r == nrows && nrows < DEV_ROWS) {
+                    snprintf(label[nrows], sizeof label[nrows], "%s", name);
+                    for (int j = 0; j < DEV_MAX; j++)
+                        ms[nrows][j] = NAN;
+                    nrows++;
+                }
+                if (r < nrows)
+                    ms[r][nrun] = shim;
+            }
+        }
+        if (in)
+            fclose(in);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 1;
+        nrun++;
+        p = comma ? comma + 1 : p + strlen(p);
+    }
+    printf("==== through the preload by TILEDBLAS_DEVICES: ms (speed-up over %s)\n%-18s", prefix[0], "m x n x k");
+    for (int j = 0; j < nrun; j++)
+        printf(" %18s", prefix[j]);
+    printf("\n");
+    for (int r = 0; r < nrows; r++) {
+        printf("%-18s", label[r]);
+        for (int j = 0; j < nrun; j++)
+            printf(" %10.3f (%4.2fx)", ms[r][j], ms[r][0] / ms[r][j]);
+        printf("\n");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK[:XY][+P],...] [--reps R]\n"
-                        "                 [--peer NAME] [--no-naive] [--double]\n");
+                        "                 [--peer NAME] [--no-naive] [--double] [--devices LIST]\n");
         return 2;
     }
     char list[2048] = "1024,2048,4096,8192";
@@ -305,6 +393,8 @@ int main(int argc, char **argv)
             pr = &precs[1];
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
+            return run_devices(argc, argv, argv[i + 1]);
         } else {
             fprintf(stderr, "bench_e2e: unknown argument %s\n", argv[i]);
             return 2;

@@ -24,7 +24,9 @@
 #          its processes that exit or fork while the GPU starts;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
-#          switch startup (xscblat3 runs xdcblat3 too)
+#          switch startup devices (xscblat3 runs xdcblat3 too)
+#   TB_DEVICES_LIST: step devices' list (default: every GPU, or 0,0 - two
+#          slots on one GPU - where there is one)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu-check}
@@ -155,6 +157,14 @@ TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 $B/bench_e2e $TBLIB --double --sizes 1024
 echo "-- every layout and transpose at 4096, auto mode (each within 10% of RowMajor NN):"
 $B/bench_layouts $TBLIB --size 4096 --reps 5 | tee "$out/layouts.txt"
 
+fi
+if want devices; then
+ngpu=$(nvidia-smi -L | grep -c '^GPU')
+list=${TB_DEVICES_LIST:-$([ "$ngpu" -gt 1 ] && seq -s, 0 $((ngpu - 1)) || echo 0,0)}
+step "large calls cut over device slots, TILEDBLAS_DEVICES=${list%%,*} up to $list, forced GPU, end to end"
+TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --shapes 4096,8192,16384,16384x4096x4096,4096x16384x4096 \
+    --reps 3 --no-naive --devices $list > "$out/devices.txt" 2>&1
+echo "exit $?"; sed -n '/^==== through/,$p' "$out/devices.txt"
 fi
 if want nvblas; then
 step "against NVBLAS (sgemm_ and dgemm_ under its own preload) in the same process as the shim"

@@ -72,10 +72,30 @@ double tb_seed_kernel_s(int k, double flop)
  * panels are plan.c's, as the pipeline cuts them. */
 void tb_predict_at(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
 {
-    double f[2];
+    double f[2], ignored;
     tb_predict_with(r, p, cpu_s, gpu_s);
     tb_grid_factor(r, p, f);
     *cpu_s *= f[TB_ROUTE_CPU];
+    /* Cut over several devices (plan.c), the parts run at once: the GPU
+     * route takes as long as its slowest part, each on a device of its own
+     * at the rates measured for one. */
+    int ids[TB_MAX_DEVICES];
+    double speed[TB_MAX_DEVICES];
+    tb_split sp;
+    const int nd = tb_gpu_slots(ids, speed);
+    if (nd > 1 && tb_plan_split(p, nd, speed, &sp) > 1) {
+        double worst = 0.0;
+        for (int i = 0; i < sp.parts; i++) {
+            const tb_problem q = tb_plan_part(p, &sp, i);
+            double g, fq[2];
+            tb_predict_with(r, &q, &ignored, &g);
+            tb_grid_factor(r, &q, fq);
+            g *= fq[TB_ROUTE_GPU];
+            worst = g > worst ? g : worst;
+        }
+        *gpu_s = worst;
+        return;
+    }
     *gpu_s *= f[TB_ROUTE_GPU];
 }
 

@@ -156,39 +156,6 @@ void tb_fastpath_arm(void)
 
 /* ---- The call ---- */
 
-/* After a GPU failure part of C may already be final (t->done_*): the CPU
- * BLAS computes the rest, as at most two sub-products of the row-major
- * problem. Unwritten parts still hold the caller's C. */
-void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t)
-{
-    if (t->done_cols == 0 && t->done_rows == 0) {
-        tb_forward(c);              /* nothing written: the call as it came */
-        return;
-    }
-    tb_problem q = *p;
-    /* Row i of op(A) and column j of op(B), wherever the transposes put them. */
-    const size_t r0 = (size_t)t->done_rows, c0 = (size_t)t->done_cols;
-    if (t->done_rows > 0 && t->done_cols_end > t->done_cols) {
-        /* Rows [done_rows, m) of columns [done_cols, done_cols_end). */
-        q.m = p->m - t->done_rows;
-        q.n = t->done_cols_end - t->done_cols;
-        q.A = p->transa ? tb_at(p, p->A, p->lda, 0, r0) : tb_at(p, p->A, p->lda, r0, 0);
-        q.B = p->transb ? tb_at(p, p->B, p->ldb, c0, 0) : tb_at(p, p->B, p->ldb, 0, c0);
-        q.C = (void *)tb_at(p, p->C, p->ldc, r0, c0);
-        if (q.m > 0)
-            tb_forward_problem(&q);
-    }
-    const size_t from = (size_t)(t->done_rows > 0 ? t->done_cols_end : t->done_cols);
-    if (from < (size_t)p->n) {
-        /* All rows of columns [from, n). */
-        q = *p;
-        q.n = p->n - (int)from;
-        q.B = p->transb ? tb_at(p, p->B, p->ldb, from, 0) : tb_at(p, p->B, p->ldb, 0, from);
-        q.C = (void *)tb_at(p, p->C, p->ldc, 0, from);
-        tb_forward_problem(&q);
-    }
-}
-
 /* Verify mode: every verify_every-th eligible call is run on both sides. */
 static int tb_verify_this_one(void)
 {
@@ -216,7 +183,7 @@ static void tb_run_verify(const tb_call *c, const tb_problem *p, tb_record *r,
  * Returns 1 when the GPU produced all of C. */
 static int tb_run_gpu(const tb_call *c, const tb_problem *p, tb_record *r, tb_gpu_times *t)
 {
-    tb_stage failed = tb_gpu_gemm(p, t);
+    tb_stage failed = tb_gpu_route(c, p, t);
     if (failed == TB_STAGE_NONE) {
         r->route = TB_ROUTE_GPU;
         r->gpu = t;
@@ -224,7 +191,6 @@ static int tb_run_gpu(const tb_call *c, const tb_problem *p, tb_record *r, tb_gp
     }
     r->reason = TB_WHY_GPU_FAILED;
     r->failed = failed;
-    tb_complete_on_cpu(c, p, t);
     return 0;
 }
 

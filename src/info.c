@@ -74,7 +74,14 @@ int tb_info_text(char *buf, size_t len)
     tb_say(&t, "  %s=%s (used when the program loaded no CBLAS)\n", TB_ENV_CPU_BLAS,
            tb_or(s->cpu_blas, "(none: secure execution)"));
     tb_say(&t, "  %s=%s\n", TB_ENV_KERNEL, tb_or(s->kernel, "(best for the shape)"));
-    tb_say(&t, "  %s=%d\n", TB_ENV_DEVICE, s->device);
+    if (s->ndevices == 0) {
+        tb_say(&t, "  %s=all (every GPU; a large call is cut over them)\n", TB_ENV_DEVICES);
+    } else {
+        char list[64] = "";
+        for (int i = 0; i < s->ndevices; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", s->devices[i]);
+        tb_say(&t, "  %s=%s\n", TB_ENV_DEVICES, list);
+    }
     tb_say(&t, "  %s=%s\n", TB_ENV_STATS, tb_or(s->stats, "(off)"));
     tb_say(&t, "  %s=%s\n", TB_ENV_TRACE, tb_or(s->trace, "(off)"));
     tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_TRACE_MAX, s->trace_max / 1048576.0);
@@ -94,9 +101,9 @@ int tb_info_text(char *buf, size_t len)
         tb_say(&t, "  %s=%s (only these may use the GPU)\n", TB_ENV_SCOPE, list);
     }
     if (s->device_memory > 0.0)
-        tb_say(&t, "  %s=%.0f MiB\n", TB_ENV_DEVICE_MEMORY, s->device_memory / 1048576.0);
+        tb_say(&t, "  %s=%.0f MiB (on each GPU)\n", TB_ENV_DEVICE_MEMORY, s->device_memory / 1048576.0);
     else
-        tb_say(&t, "  %s=(80%% of the free device memory)\n", TB_ENV_DEVICE_MEMORY);
+        tb_say(&t, "  %s=(80%% of each GPU's free memory)\n", TB_ENV_DEVICE_MEMORY);
     if (s->copy_threads > 0)
         tb_say(&t, "  %s=%d\n", TB_ENV_COPY_THREADS, s->copy_threads);
     else
@@ -109,6 +116,11 @@ int tb_info_text(char *buf, size_t len)
     tb_calibration_describe(text, sizeof text);
     tb_say(&t, "cost model: %s\n", text);
     if (s->fault != TB_STAGE_NONE)
-        tb_say(&t, "  %s=%s (injected faults: for tests only)\n", TB_ENV_FAULT, tb_stage_name(s->fault));
+    {
+        char at[16] = "";
+        if (s->fault_slot >= 0)
+            snprintf(at, sizeof at, "@%d", s->fault_slot);
+        tb_say(&t, "  %s=%s%s (injected faults: for tests only)\n", TB_ENV_FAULT, tb_stage_name(s->fault), at);
+    }
     return (int)t.n;
 }

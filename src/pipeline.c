@@ -18,10 +18,12 @@ _Static_assert((int)TB_SINGLE == (int)TB_F32 && (int)TB_DOUBLE == (int)TB_F64,
  * fault strikes at the last panel, so that the recovery of a partly written
  * C is exercised too. */
 static __thread int tb_fault_hit;
+static __thread int tb_fault_slot_here;   /* the device slot of the lane in use */
 
 static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
 {
-    if (tb_settings_get()->fault != stage)
+    const tb_settings *s = tb_settings_get();
+    if (s->fault != stage || (s->fault_slot >= 0 && s->fault_slot != tb_fault_slot_here))
         return e;
     tb_fault_hit = 1;
     return cudaErrorUnknown;
@@ -270,6 +272,7 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
                      p->alpha, p->beta, NULL, 1, NULL, 1, NULL, 1};
     R.kern = tb_choose_kernel(&R.g0, !R.split_ok);
     t->kernel = R.kern->name;
+    t->devices = 1;
     t->done_cols = t->done_cols_end = t->done_rows = 0;
 
     /* One panel and one block: nothing to overlap, so everything goes on one
@@ -304,13 +307,14 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
     return TB_STAGE_NONE;
 }
 
-tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t)
+tb_stage tb_gpu_gemm_on(int slot, const tb_problem *p, tb_gpu_times *t)
 {
-    tb_lane *L = tb_lane_acquire();
+    tb_lane *L = tb_lane_acquire(slot);
     if (!L)
         return TB_STAGE_INIT;
     cudaError_t err = cudaSuccess;
     tb_fault_hit = 0;
+    tb_fault_slot_here = L->dev;
     tb_stage failed = tb_run_product(L, p, t, &err);
     if (failed == TB_STAGE_ALLOC && !tb_fault_hit) {
         /* Someone else may hold the memory: give ours back, plan again
@@ -337,17 +341,27 @@ tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t)
     return failed;
 }
 
-/* The first lane's staging buffers made ahead at their largest, so that
- * no call pays for pinned memory (cudaHostAlloc takes about 0.4 ms a MiB on
- * the H200 machine). */
+tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t)
+{
+    return tb_gpu_gemm_on(-1, p, t);
+}
+
+/* Each slot's first lane, with its staging buffers made ahead at their
+ * largest, so that no call pays for starting CUDA on a GPU or for pinned
+ * memory (cudaHostAlloc takes about 0.4 ms a MiB on the H200 machine). */
 void tb_gpu_warm(void)
 {
-    tb_lane *L = tb_lane_acquire();
-    if (!L)
-        return;
-    if (tb_stage_fit(L, TB_STAGE_MAX_BYTES) != cudaSuccess)
-        cudaGetLastError();    /* the first call will try again, and report */
-    tb_lane_release(L, TB_STAGE_NONE, cudaSuccess, 0);
+    int ids[TB_MAX_DEVICES];
+    double speed[TB_MAX_DEVICES];
+    const int n = tb_gpu_slots(ids, speed);
+    for (int i = 0; i < n; i++) {
+        tb_lane *L = tb_lane_acquire(ids[i]);
+        if (!L)
+            continue;
+        if (tb_stage_fit(L, TB_STAGE_MAX_BYTES) != cudaSuccess)
+            cudaGetLastError();    /* the first call will try again, and report */
+        tb_lane_release(L, TB_STAGE_NONE, cudaSuccess, 0);
+    }
 }
 
 /* The code of the kernels the default pick can return, loaded ahead
@@ -357,10 +371,20 @@ void tb_gpu_warm(void)
  * Stops once *stop is set. */
 void tb_gpu_load_kernels(const int *stop)
 {
-    tb_lane *L = tb_lane_acquire();
-    if (!L)
-        return;
-    if (tb_kernels_load(L->comp, stop) != cudaSuccess)
-        cudaGetLastError();    /* a call that launches will see it, and report */
-    tb_lane_release(L, TB_STAGE_NONE, cudaSuccess, 0);
+    int ids[TB_MAX_DEVICES], done[TB_MAX_DEVICES], ndone = 0;
+    double speed[TB_MAX_DEVICES];
+    const int n = tb_gpu_slots(ids, speed);
+    for (int i = 0; i < n && !*stop; i++) {
+        tb_lane *L = tb_lane_acquire(ids[i]);
+        if (!L)
+            continue;
+        int dev = -1, seen = 0;
+        cudaGetDevice(&dev);       /* a GPU's code is loaded once, for all its slots */
+        for (int j = 0; j < ndone; j++)
+            seen |= done[j] == dev;
+        if (!seen && tb_kernels_load(L->comp, stop) != cudaSuccess)
+            cudaGetLastError();    /* a call that launches will see it, and report */
+        done[ndone++] = dev;
+        tb_lane_release(L, TB_STAGE_NONE, cudaSuccess, 0);
+    }
 }

@@ -51,3 +51,68 @@ int tb_plan_panels(const tb_problem *p, const tb_plan *pl)
 {
     return pl->mp > 0 ? (int)(((size_t)p->m + pl->mp - 1) / pl->mp) : 1;
 }
+
+/* Several devices: C cut into one part per device, each a product of its
+ * own pipelined as above. By rows when m >= n (each part needs all of
+ * op(B), the smaller operand then) and by columns otherwise (all of op(A)),
+ * in whole 128-row (or column) tiles, in proportion to the devices' speeds.
+ * A call is cut only as far as each part keeps the work of an eight-panel
+ * product (TB_PLAN_EIGHT): a smaller part spends more of its time in a
+ * device's fixed costs and in the thread that runs it than it saves. */
+int tb_plan_split(const tb_problem *p, int ndev, const double *speed, tb_split *sp)
+{
+    const double work = (double)p->m * p->n * p->k;
+    const int by_rows = p->m >= p->n, dim = by_rows ? p->m : p->n;
+    int parts = ndev < TB_MAX_DEVICES ? ndev : TB_MAX_DEVICES;
+    if (work / TB_PLAN_EIGHT < parts)
+        parts = (int)(work / TB_PLAN_EIGHT);
+    if (dim / 128 < parts)
+        parts = dim / 128;
+    sp->parts = 1;
+    sp->by_rows = by_rows;
+    sp->start[0] = 0;
+    sp->start[1] = dim;
+    sp->dev[0] = 0;
+    if (parts < 2)
+        return 1;
+    /* Unmeasured devices count as the measured ones' mean (1 if none). */
+    double known = 0.0, w[TB_MAX_DEVICES], sum = 0.0;
+    int nknown = 0;
+    for (int i = 0; i < parts; i++)
+        if (speed && speed[i] > 0.0)
+            known += speed[i], nknown++;
+    for (int i = 0; i < parts; i++)
+        sum += w[i] = speed && speed[i] > 0.0 ? speed[i] : nknown ? known / nknown : 1.0;
+    double cum = 0.0;
+    int n = 0, prev = 0;
+    for (int i = 0; i < parts; i++) {
+        cum += w[i];
+        int end = i == parts - 1 ? dim : (int)(cum / sum * dim / 128.0 + 0.5) * 128;
+        end = end > dim ? dim : end;
+        if (end <= prev)
+            continue;              /* too slow for a tile of its own */
+        sp->dev[n] = i;
+        sp->start[n++] = prev;
+        prev = end;
+    }
+    sp->start[n] = dim;
+    sp->parts = n;
+    return n;
+}
+
+tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i)
+{
+    tb_problem q = *p;
+    const size_t s0 = (size_t)sp->start[i];
+    const int len = sp->start[i + 1] - sp->start[i];
+    if (sp->by_rows) {
+        q.m = len;
+        q.A = p->transa ? tb_at(p, p->A, p->lda, 0, s0) : tb_at(p, p->A, p->lda, s0, 0);
+        q.C = (void *)tb_at(p, p->C, p->ldc, s0, 0);
+    } else {
+        q.n = len;
+        q.B = p->transb ? tb_at(p, p->B, p->ldb, s0, 0) : tb_at(p, p->B, p->ldb, 0, s0);
+        q.C = (void *)tb_at(p, p->C, p->ldc, 0, s0);
+    }
+    return q;
+}

@@ -303,6 +303,64 @@ static const char *tb_parse_cache_root(const char *dir)
     return tb_s_cache_root;
 }
 
+/* TILEDBLAS_DEVICES: "all" (every device CUDA sees, up to TB_MAX_DEVICES),
+ * or a list of CUDA ordinals such as "0,1,3". A device listed twice is two
+ * slots on one GPU, each with its own lanes and share of its memory (how
+ * the tests cut calls over "devices" on a machine with one GPU). Unset,
+ * TILEDBLAS_DEVICE=N stands for the list "N". */
+static void tb_parse_devices(void)
+{
+    const long one = tb_parse_long(TB_ENV_DEVICE, 0, 63, -1);
+    const char *v = tb_env(TB_ENV_DEVICES);
+    tb_s.device = one >= 0 ? (int)one : 0;
+    tb_s.ndevices = one >= 0 ? 1 : 0;
+    tb_s.devices[0] = tb_s.device;
+    if (!v || strcasecmp(v, "all") == 0)
+        return;
+    int list[TB_MAX_DEVICES], n = 0;
+    const char *q = v;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long x = strtol(q, &end, 10);
+        if (errno || end == q || x < 0 || x > 63 || n == TB_MAX_DEVICES || (*end && *end != ','))
+            break;
+        list[n++] = (int)x;
+        if (!*end) {
+            tb_s.ndevices = n;
+            memcpy(tb_s.devices, list, sizeof list);
+            tb_s.device = list[0];
+            return;
+        }
+        q = end + 1;
+    }
+    tb_bad(TB_ENV_DEVICES, v, "all, or a list of up to 8 device numbers 0..63 such as 0,1");
+}
+
+/* TILEDBLAS_FAULT: a stage's name, optionally "@N" for the N-th device slot
+ * alone ("kernel@1"). */
+static void tb_parse_fault(void)
+{
+    const char *v = tb_env(TB_ENV_FAULT);
+    tb_s.fault = TB_STAGE_NONE;
+    tb_s.fault_slot = -1;
+    if (!v)
+        return;
+    const char *at = strchr(v, '@');
+    const size_t len = at ? (size_t)(at - v) : strlen(v);
+    char *end = NULL;
+    long slot = at ? strtol(at + 1, &end, 10) : -1;
+    for (int i = 0; i < TB_STAGE_COUNT; i++)
+        if (strlen(tb_stage_names[i]) == len && strncasecmp(v, tb_stage_names[i], len) == 0 &&
+            (!at || (end != at + 1 && !*end && slot >= 0 && slot < TB_MAX_DEVICES))) {
+            tb_s.fault = (tb_stage)i;
+            tb_s.fault_slot = (int)slot;
+            return;
+        }
+    tb_bad(TB_ENV_FAULT, v, "one of none|init|alloc|h2d|launch|kernel|d2h, optionally with @N "
+           "(a device slot 0..7)");
+}
+
 static void tb_settings_parse(void)
 {
     static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
@@ -316,8 +374,8 @@ static void tb_settings_parse(void)
     tb_s.cpu_blas = tb_s.secure ? NULL : tb_parse_path(TB_ENV_CPU_BLAS, "libopenblas.so.0");
     tb_s.threshold = tb_parse_double(TB_ENV_THRESHOLD, 0.0, TB_DEFAULT_THRESHOLD);
     tb_s.kernel = tb_env(TB_ENV_KERNEL);
-    tb_s.device = (int)tb_parse_long(TB_ENV_DEVICE, 0, 63, 0);
-    tb_s.fault = (tb_stage)tb_parse_choice(TB_ENV_FAULT, tb_stage_names, TB_STAGE_COUNT, TB_STAGE_NONE);
+    tb_parse_devices();
+    tb_parse_fault();
     tb_s.stats = tb_parse_stats();
     tb_s.trace = tb_parse_trace();
     tb_s.trace_max = tb_parse_size(TB_ENV_TRACE_MAX, 1024.0, 1099511627776.0, TB_DEFAULT_TRACE_MAX);

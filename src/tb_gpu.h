@@ -52,6 +52,7 @@ enum { TB_MARK_IN0, TB_MARK_K0, TB_MARK_K1, TB_MARK_OUT0, TB_MARK_OUT1, TB_MARK_
  * overlap another's compute; the host-side copy threads are shared. */
 typedef struct tb_lane {
     int ready, busy;
+    int dev;                        /* its device slot */
     cudaStream_t h2d, comp, d2h;
     tb_slot slot[TB_PLAN_SLOTS];
     tb_pitched bbuf;                /* op(B), or a block of it */
@@ -68,9 +69,10 @@ typedef struct tb_lane {
 extern __thread unsigned tb_allocs_here TB_HIDDEN;
 
 /* ---- gpu.c ---- */
-/* A lane for this call (waits while all are busy), with CUDA's current
- * device set; NULL when the GPU is not usable. */
-TB_HIDDEN tb_lane *tb_lane_acquire(void);
+/* A lane for this call on device slot `slot` (-1: any), waiting while all
+ * are busy, with CUDA's current device set; NULL when that slot (or every
+ * slot) is not usable. */
+TB_HIDDEN tb_lane *tb_lane_acquire(int slot);
 /* Gives the lane back and counts the call's outcome: failed is the stage
  * that failed (TB_STAGE_NONE: success), err its CUDA error, injected 1 when
  * TILEDBLAS_FAULT caused it. An unrecoverable error, or several failures in

@@ -33,6 +33,7 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 #define TB_ENV_THRESHOLD     "TILEDBLAS_THRESHOLD"
 #define TB_ENV_KERNEL        "TILEDBLAS_KERNEL"
 #define TB_ENV_DEVICE        "TILEDBLAS_DEVICE"
+#define TB_ENV_DEVICES       "TILEDBLAS_DEVICES"
 #define TB_ENV_FAULT         "TILEDBLAS_FAULT"
 #define TB_ENV_STATS         "TILEDBLAS_STATS"
 #define TB_ENV_TRACE         "TILEDBLAS_TRACE"
@@ -48,6 +49,10 @@ enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
 
 /* verify: GPU-eligible calls run on both; the caller gets the CPU result. */
 typedef enum { TB_MODE_AUTO, TB_MODE_GPU, TB_MODE_CPU, TB_MODE_VERIFY } tb_mode;
+
+/* Device slots: the entries of TILEDBLAS_DEVICES, each with its own lanes,
+ * buffers and staging; one large call is cut over them (plan.c). */
+enum { TB_MAX_DEVICES = 8 };
 
 /* Where an injected fault strikes (TILEDBLAS_FAULT), for tests. */
 typedef enum {
@@ -65,8 +70,13 @@ typedef struct tb_settings {
                                 * NULL in secure execution                      */
     double threshold;          /* auto mode: GPU only when m*n*k >= this        */
     const char *kernel;        /* NULL: the best kernel for the shape           */
-    int device;                /* CUDA device ordinal                           */
+    int device;                /* the first device's CUDA ordinal (calibration,
+                                * the cache key, info)                          */
+    int ndevices;              /* TILEDBLAS_DEVICES as a list: its length; 0: all */
+    int devices[TB_MAX_DEVICES];   /* the list's CUDA ordinals, repeats allowed  */
     tb_stage fault;            /* injected fault, TB_STAGE_NONE normally        */
+    int fault_slot;            /* TILEDBLAS_FAULT=stage@N: the device slot (the
+                                * list's N-th entry) it strikes; -1: every one  */
     const char *stats;         /* NULL: off; "1"/"stderr": stderr; else a file  */
     const char *trace;         /* NULL: off; else a JSON Lines file             */
     double trace_max;          /* bytes the trace file may grow to              */
@@ -272,6 +282,20 @@ TB_HIDDEN int tb_plan_make(const tb_problem *p, size_t budget, tb_plan *pl);
 TB_HIDDEN size_t tb_plan_bytes(const tb_problem *p, const tb_plan *pl);
 /* Panels per column block (the model's P). */
 TB_HIDDEN int tb_plan_panels(const tb_problem *p, const tb_plan *pl);
+/* Over several devices: C cut into `parts` by rows (by_rows) or columns,
+ * part i from start[i] to start[i + 1], on the device of index dev[i] in
+ * the caller's list. */
+typedef struct tb_split {
+    int parts, by_rows;
+    int start[TB_MAX_DEVICES + 1];
+    int dev[TB_MAX_DEVICES];
+} tb_split;
+/* The cut of p over ndev devices whose speeds are speed[] (NULL, or 0 for
+ * one not measured: as fast as the others); returns the parts, 1 for a
+ * call that stays whole. */
+TB_HIDDEN int tb_plan_split(const tb_problem *p, int ndev, const double *speed, tb_split *sp);
+/* Part i of the cut as a problem of its own (its A or B, and C, offset). */
+TB_HIDDEN tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i);
 
 /* ---- Functions in policy.c: the GPU/CPU decision ---- */
 /* Where a legal call goes and why: forced modes, no-ops, scope and the
@@ -343,6 +367,7 @@ typedef struct tb_gpu_times {
     uint64_t bytes_h2d, bytes_d2h;
     const char *kernel;
     int panels;                      /* pieces the product was streamed in   */
+    int devices;                     /* device slots it was cut over (1: one) */
     int grew;                        /* device or pinned memory was allocated */
     /* After a failure, what of C is already final (written after its kernel
      * succeeded): all rows of columns [0, done_cols), and rows [0, done_rows)
@@ -411,12 +436,21 @@ TB_HIDDEN tb_dcblas_fn tb_real_cblas_d(void);
 /* ---- Functions in dispatch.c: one call, top to bottom ---- */
 TB_HIDDEN int tb_call_is_legal(const tb_call *c);
 TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
-/* After a GPU failure: the CPU BLAS computes what t->done_* says is not
- * final yet (the whole call when nothing is). */
-TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t);
 /* Runs the call where policy.c decides, falls back on a GPU failure,
  * accounts it; holds the exit gate (README "Guarantees"). */
 TB_HIDDEN void tb_gemm_dispatch(const tb_call *c);
+
+/* ---- Functions in spread.c: a call's GPU route, over the devices ---- */
+/* Runs p on the GPU, cut over the device slots as plan.c says; whatever a
+ * failure leaves unfinished, of the call or of one device's part, the CPU
+ * BLAS completes (c: the call as it came, forwarded whole when nothing of
+ * C was written; NULL: p's own sub-call). Returns TB_STAGE_NONE when the
+ * GPU computed all of C, else the stage that failed first; C is complete
+ * either way. */
+TB_HIDDEN tb_stage tb_gpu_route(const tb_call *c, const tb_problem *p, tb_gpu_times *t);
+/* After a GPU failure: the CPU BLAS computes what t->done_* says is not
+ * final yet (the whole call when nothing is; c as for tb_gpu_route). */
+TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t);
 
 /* ---- Functions in start.c: auto mode's start of the GPU path, in the
  * background (declared with gpu.c's below: tb_gpu_poll, tb_gpu_wait) ---- */
@@ -450,6 +484,14 @@ TB_HIDDEN tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why);
  * say which part of C is already final (none of it, unless the failure came
  * while results were streaming back); the rest of C is untouched. */
 TB_HIDDEN tb_stage tb_gpu_gemm(const tb_problem *p, tb_gpu_times *t);
+/* The same on device slot `slot` alone (-1: any). */
+TB_HIDDEN tb_stage tb_gpu_gemm_on(int slot, const tb_problem *p, tb_gpu_times *t);
+/* The device slots that are on: their numbers in ids[], the flop/s their
+ * parts of calls measured in speed[] (0: not yet); 0 slots before CUDA runs
+ * or when the GPU path is off (gpu.c, never starts CUDA). */
+TB_HIDDEN int tb_gpu_slots(int ids[TB_MAX_DEVICES], double speed[TB_MAX_DEVICES]);
+/* A part of a call ran at flops on slot `slot`. */
+TB_HIDDEN void tb_gpu_note_speed(int slot, double flops);
 /* The start's steps for start.c: tb_gpu_begin(go) returns 1 to the one
  * caller that moves the state from untried to starting (that caller then
  * runs tb_gpu_start, on whatever thread); with go 0 it only finds out

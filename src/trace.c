@@ -218,8 +218,9 @@ void tb_trace_record(const tb_record *r)
         char kernel[96];
         tb_json_string(kernel, sizeof kernel, g->kernel ? g->kernel : "?");
         tb_add(&l, ",\"kernel\":%s,\"h2d_s\":%.9f,\"kernel_s\":%.9f,\"d2h_s\":%.9f,"
-               "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu", kernel, g->h2d_s, g->kernel_s,
-               g->d2h_s, (unsigned long long)g->bytes_h2d, (unsigned long long)g->bytes_d2h);
+               "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"devices\":%d", kernel, g->h2d_s, g->kernel_s,
+               g->d2h_s, (unsigned long long)g->bytes_h2d, (unsigned long long)g->bytes_d2h,
+               g->devices);
     }
     if (r->verify) {
         const tb_verify_result *v = r->verify;

@@ -193,7 +193,7 @@ settings)
     mkdir "$tmp/s" && cd "$tmp/s" || fail "mkdir"
     esc=$(printf 'fast\n\033[31mred')
     limited env TILEDBLAS_MODE="$esc" TILEDBLAS_VERBOSE=7 TILEDBLAS_THRESHOLD=big TILEDBLAS_FAULT=disk \
-        TILEDBLAS_DEVICE=-3 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal TILEDBLAS_LEARN=maybe \
+        TILEDBLAS_DEVICE=-3 TILEDBLAS_DEVICES=0,,1 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal TILEDBLAS_LEARN=maybe \
         TILEDBLAS_DEVICE_MEMORY=0x10 TILEDBLAS_TRACE_MAX=1e30 TILEDBLAS_STREAMS=99 TILEDBLAS_CALIBRATE=sometimes \
         TILEDBLAS_TRACE=1 TILEDBLAS_COPY_THREADS=-1 LD_PRELOAD="$lib" "$TB_CALLS" --calls 4 >../out 2>../err || fail "program failed"
     grep -q "tool_calls: 4 calls ok" ../out || fail "results changed"

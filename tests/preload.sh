@@ -187,7 +187,7 @@ mode-cpu)
 bad-settings)
     # Each bad value warns once, naming the variable, and results stay right.
     for kv in TILEDBLAS_MODE=fast TILEDBLAS_VERBOSE=7 TILEDBLAS_THRESHOLD=big TILEDBLAS_FAULT=disk \
-              TILEDBLAS_DEVICE=-3 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal TILEDBLAS_LEARN=maybe; do
+              TILEDBLAS_DEVICE=-3 TILEDBLAS_DEVICES=0,,1 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal TILEDBLAS_LEARN=maybe; do
         var=${kv%%=*}
         env "$kv" LD_PRELOAD="$lib" "$bin/sgemm_check" --calls 40 >/dev/null 2>"$tmp/err" || fail "$kv broke results"
         grep -q "^tiledblas: $var=" "$tmp/err" || fail "$kv gave no warning naming $var: $(cat "$tmp/err")"
@@ -406,6 +406,50 @@ device-cap)
         --min-dim 900 --max-dim 1100 >"$tmp/out" 2>"$tmp/err" || fail "wrong results under a 6 MiB cap: $(tail -3 "$tmp/out")"
     [ "$(count ' -> gpu ' "$tmp/err")" -ge 3 ] || fail "the capped calls did not run on the GPU: $(head -3 "$tmp/err")"
     pass "5 calls of 900-1100 under a 6 MiB device cap: cut into blocks and panels on the GPU, and right" ;;
+devices)
+    # Two device slots on one GPU (TILEDBLAS_DEVICES=0,0), each with its own
+    # lanes, buffers and staging: calls of 1600-2000 (m n k over twice the
+    # work plan.c gives a part) are cut in two, by rows where m >= n and by
+    # columns where not, the parts at once, from 8 threads; every result
+    # right. A kernel fault on slot 1 costs only slot 1's parts (completed
+    # on the CPU), then turns that slot off, the calls going on whole on
+    # slot 0; an init fault on slot 1 leaves slot 0 alone from the start.
+    have_gpu || skip "no CUDA device: cutting calls over device slots needs a GPU"
+    split() {   # trace -> "cut-by-rows cut-by-columns whole-on-gpu gpu-failed"
+        python3 -c 'import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cut = [r for r in rows if r.get("devices", 0) == 2 and r["route"] == "gpu"]
+print(sum(r["m"] >= r["n"] for r in cut), sum(r["m"] < r["n"] for r in cut),
+      sum(r.get("devices", 0) == 1 and r["route"] == "gpu" for r in rows),
+      sum(r["reason"].startswith("gpu-failed") for r in rows))' "$1"
+    }
+    run_slots() {   # NAME CALLS [VAR=VALUE]: sgemm_check on two slots of GPU 0
+        name=$1 calls=$2; shift 2
+        rm -f "$tmp/$name.jsonl"
+        env "$@" TILEDBLAS_DEVICES=0,0 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE="$tmp/$name.jsonl" \
+            LD_PRELOAD="$lib" "$bin/sgemm_check" --calls "$calls" --threads 8 --min-dim 1600 --max-dim 2000 \
+            >"$tmp/$name.out" 2>"$tmp/$name.err" || fail "$name: wrong results: $(tail -3 "$tmp/$name.out")"
+        grep -q "^$calls passed, 0 failed\$" "$tmp/$name.out" || fail "$name: $(tail -2 "$tmp/$name.out")"
+        set -- $(split "$tmp/$name.jsonl")
+        rows=$1 cols=$2 whole=$3 failed=$4
+    }
+    run_slots cut 16
+    [ -s "$tmp/cut.err" ] && fail "warnings with two healthy slots: $(cat "$tmp/cut.err")"
+    [ "$rows" -ge 1 ] && [ "$cols" -ge 1 ] && [ $((rows + cols)) = 16 ] \
+        || fail "not every call was cut in two both ways: $rows by rows, $cols by columns, $whole whole"
+    run_slots kernel-fault 16 TILEDBLAS_FAULT=kernel@1
+    grep -q "GPU kernel failed on device slot 1 (injected by TILEDBLAS_FAULT); its part" "$tmp/kernel-fault.err" \
+        || fail "no warning for slot 1's fault: $(cat "$tmp/kernel-fault.err")"
+    grep -q "device slot 1 is off, the other devices go on" "$tmp/kernel-fault.err" \
+        || fail "slot 1 was not turned off: $(cat "$tmp/kernel-fault.err")"
+    [ "$(grep -c . "$tmp/kernel-fault.err")" = 2 ] || fail "not two warnings: $(cat "$tmp/kernel-fault.err")"
+    [ "$failed" -ge 3 ] && [ "$whole" -ge 1 ] && [ $((failed + whole)) = 16 ] \
+        || fail "kernel@1: $failed calls with a failed part, $whole whole on slot 0, $rows/$cols cut"
+    k_failed=$failed k_whole=$whole
+    run_slots init-fault 8 TILEDBLAS_FAULT=init@1
+    [ "$(grep -c . "$tmp/init-fault.err")" = 1 ] || fail "init@1: not one warning: $(cat "$tmp/init-fault.err")"
+    [ "$whole" = 8 ] || fail "init@1: $whole of 8 calls whole on slot 0 ($rows/$cols cut, $failed failed)"
+    pass "two slots on GPU 0: 16 calls from 8 threads cut in two ($rows by rows, $cols by columns) and right; kernel@1: $k_failed calls' slot-1 parts completed on the CPU, then slot 1 off and $k_whole calls whole; init@1: 8 calls whole on slot 0" ;;
 gpu-full)
     have_gpu || skip "no CUDA device"
     TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 pre "$bin/gpu_full" >"$tmp/out" 2>&1 || fail "$(tail -4 "$tmp/out")"

@@ -97,7 +97,7 @@ for r in rows:
     assert r["api"] == "cblas" and r["layout"] == "RowMajor" and r["transa"] == "N"
     assert r["route"] in ("cpu", "gpu") and r["seconds"] >= 0 and r["t"] >= 0
     if r["route"] == "gpu":
-        for f in ["kernel", "h2d_s", "kernel_s", "d2h_s", "bytes_h2d", "bytes_d2h"]:
+        for f in ["kernel", "h2d_s", "kernel_s", "d2h_s", "bytes_h2d", "bytes_d2h", "devices"]:
             assert f in r, (f, r)
 threads = sorted({r["thread"] for r in rows})
 assert threads == [1, 2, 3], threads
