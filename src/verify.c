@@ -46,7 +46,8 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
     g.C = scratch;
     g.ldc = n;
     double t0 = tb_now();
-    tb_stage failed = tb_gpu_gemm(&g, t);
+    /* The GPU route as the call would take it, cut over the devices too. */
+    tb_stage failed = tb_gpu_route(NULL, &g, t);
     double t1 = tb_now();
     tb_forward(c);
     double t2 = tb_now();

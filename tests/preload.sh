@@ -408,48 +408,59 @@ device-cap)
     pass "5 calls of 900-1100 under a 6 MiB device cap: cut into blocks and panels on the GPU, and right" ;;
 devices)
     # Two device slots on one GPU (TILEDBLAS_DEVICES=0,0), each with its own
-    # lanes, buffers and staging: calls of 1600-2000 (m n k over twice the
-    # work plan.c gives a part) are cut in two, by rows where m >= n and by
-    # columns where not, the parts at once, from 8 threads; every result
-    # right. A kernel fault on slot 1 costs only slot 1's parts (completed
-    # on the CPU), then turns that slot off, the calls going on whole on
-    # slot 0; an init fault on slot 1 leaves slot 0 alone from the start.
+    # lanes, buffers and staging. Calls with m n k of 4e9 or more are cut in
+    # two, by rows where m >= n and by columns where not, the parts at once:
+    # random calls from 4 threads (every layout, transpose, stride, alpha,
+    # beta; sentinels around C) are right, and five shapes of bench_e2e are
+    # cut and right. A kernel fault on slot 1 costs only slot 1's parts
+    # (completed on the CPU), then turns that slot off and the calls go on
+    # whole on slot 0; an init fault on slot 1 leaves slot 0 alone from the
+    # start.
     have_gpu || skip "no CUDA device: cutting calls over device slots needs a GPU"
-    split() {   # trace -> "cut-by-rows cut-by-columns whole-on-gpu gpu-failed"
+    shapes=3000x1700x1000:TN+3,1700x3000x1000:NT+5,2000x2000x1100:TT,2600x1800x1200,1800x2600x1200+1
+    cuts() {   # trace -> "by-rows by-columns big-calls-whole gpu-failed"
         python3 -c 'import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-cut = [r for r in rows if r.get("devices", 0) == 2 and r["route"] == "gpu"]
+big = [r for r in rows if r["m"] * r["n"] * r["k"] >= 4e9 and float(r["alpha"]) != 0]
+cut = [r for r in big if r["route"] == "gpu" and r.get("devices") == 2]
 print(sum(r["m"] >= r["n"] for r in cut), sum(r["m"] < r["n"] for r in cut),
-      sum(r.get("devices", 0) == 1 and r["route"] == "gpu" for r in rows),
-      sum(r["reason"].startswith("gpu-failed") for r in rows))' "$1"
+      sum(r["route"] == "gpu" and r.get("devices") == 1 for r in big),
+      sum(r["reason"].startswith("gpu-failed") for r in big))' "$1"
     }
-    run_slots() {   # NAME CALLS [VAR=VALUE]: sgemm_check on two slots of GPU 0
-        name=$1 calls=$2; shift 2
-        rm -f "$tmp/$name.jsonl"
+    slots() {   # NAME [VAR=VALUE...]: bench_e2e's shapes on two slots of GPU 0
+        name=$1; shift
         env "$@" TILEDBLAS_DEVICES=0,0 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE="$tmp/$name.jsonl" \
-            LD_PRELOAD="$lib" "$bin/sgemm_check" --calls "$calls" --threads 8 --min-dim 1600 --max-dim 2000 \
-            >"$tmp/$name.out" 2>"$tmp/$name.err" || fail "$name: wrong results: $(tail -3 "$tmp/$name.out")"
-        grep -q "^$calls passed, 0 failed\$" "$tmp/$name.out" || fail "$name: $(tail -2 "$tmp/$name.out")"
-        set -- $(split "$tmp/$name.jsonl")
+            "$bin/../bench_e2e" "$lib" --shapes $shapes --reps 1 --no-naive >"$tmp/$name.out" 2>"$tmp/$name.err" \
+            || fail "$name: bench_e2e failed: $(tail -3 "$tmp/$name.err")"
+        [ "$(grep -c '^[0-9]*x' "$tmp/$name.out")" = 5 ] || fail "$name: not 5 shapes: $(cat "$tmp/$name.out")"
+        awk '/^[0-9]+x/ && !($9 + 0 < 1e-5) { print; bad = 1 } END { exit bad }' "$tmp/$name.out" \
+            || fail "$name: results off (rel fro, last column): $(grep '^[0-9]*x' "$tmp/$name.out")"
+        set -- $(cuts "$tmp/$name.jsonl")
         rows=$1 cols=$2 whole=$3 failed=$4
     }
-    run_slots cut 16
+    TILEDBLAS_DEVICES=0,0 TILEDBLAS_MODE=gpu TILEDBLAS_TRACE="$tmp/random.jsonl" pre "$bin/sgemm_check" \
+        --calls 8 --threads 4 --min-dim 1600 --max-dim 1900 --seed 11 >"$tmp/random.out" 2>"$tmp/random.err" \
+        || fail "random calls on two slots: $(tail -3 "$tmp/random.out")"
+    grep -q '^8 passed, 0 failed$' "$tmp/random.out" || fail "random calls: $(tail -2 "$tmp/random.out")"
+    set -- $(cuts "$tmp/random.jsonl")
+    [ $(($1 + $2)) -ge 1 ] && [ "$3" = 0 ] || fail "random calls: $1 + $2 cut, $3 large ones whole"
+    random_cut=$(($1 + $2))
+    slots cut
     [ -s "$tmp/cut.err" ] && fail "warnings with two healthy slots: $(cat "$tmp/cut.err")"
-    [ "$rows" -ge 1 ] && [ "$cols" -ge 1 ] && [ $((rows + cols)) = 16 ] \
-        || fail "not every call was cut in two both ways: $rows by rows, $cols by columns, $whole whole"
-    run_slots kernel-fault 16 TILEDBLAS_FAULT=kernel@1
+    [ "$rows" -ge 3 ] && [ "$cols" -ge 2 ] && [ "$whole" = 0 ] \
+        || fail "not every large call was cut: $rows by rows, $cols by columns, $whole whole"
+    slots kernel-fault TILEDBLAS_FAULT=kernel@1
     grep -q "GPU kernel failed on device slot 1 (injected by TILEDBLAS_FAULT); its part" "$tmp/kernel-fault.err" \
         || fail "no warning for slot 1's fault: $(cat "$tmp/kernel-fault.err")"
     grep -q "device slot 1 is off, the other devices go on" "$tmp/kernel-fault.err" \
         || fail "slot 1 was not turned off: $(cat "$tmp/kernel-fault.err")"
     [ "$(grep -c . "$tmp/kernel-fault.err")" = 2 ] || fail "not two warnings: $(cat "$tmp/kernel-fault.err")"
-    [ "$failed" -ge 3 ] && [ "$whole" -ge 1 ] && [ $((failed + whole)) = 16 ] \
-        || fail "kernel@1: $failed calls with a failed part, $whole whole on slot 0, $rows/$cols cut"
+    [ "$failed" -ge 3 ] && [ "$whole" -ge 1 ] || fail "kernel@1: $failed calls with a failed part, $whole whole"
     k_failed=$failed k_whole=$whole
-    run_slots init-fault 8 TILEDBLAS_FAULT=init@1
+    slots init-fault TILEDBLAS_FAULT=init@1
     [ "$(grep -c . "$tmp/init-fault.err")" = 1 ] || fail "init@1: not one warning: $(cat "$tmp/init-fault.err")"
-    [ "$whole" = 8 ] || fail "init@1: $whole of 8 calls whole on slot 0 ($rows/$cols cut, $failed failed)"
-    pass "two slots on GPU 0: 16 calls from 8 threads cut in two ($rows by rows, $cols by columns) and right; kernel@1: $k_failed calls' slot-1 parts completed on the CPU, then slot 1 off and $k_whole calls whole; init@1: 8 calls whole on slot 0" ;;
+    [ $((rows + cols)) = 0 ] && [ "$whole" -ge 5 ] || fail "init@1: $rows + $cols cut, $whole whole"
+    pass "two slots on GPU 0: $random_cut of 8 random calls and every large bench_e2e call cut ($rows by rows, $cols by columns), all right; kernel@1: $k_failed calls' slot-1 parts completed on the CPU, slot 1 off, $k_whole calls whole; init@1: $whole calls whole on slot 0" ;;
 gpu-full)
     have_gpu || skip "no CUDA device"
     TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=1 pre "$bin/gpu_full" >"$tmp/out" 2>&1 || fail "$(tail -4 "$tmp/out")"
