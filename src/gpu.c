@@ -318,6 +318,22 @@ static int tb_recoverable(cudaError_t e)
            e == cudaErrorNoKernelImageForDevice;
 }
 
+/* Slot D is off; the GPU path too once no slot is on. Under the lock. */
+static void tb_dev_off(tb_dev *D, const char *why_text)
+{
+    int live = 0;
+    D->dead = 1;
+    for (int i = 0; i < tb_ndevs; i++)
+        live += !tb_devs[i].dead;
+    if (!live) {
+        tb_gpu_disable(TB_WHY_GPU_DISABLED);
+        tb_warn_once(TB_ONCE_DISABLED, "%s; the GPU path is off for this process", why_text);
+    } else {
+        tb_warn_once(TB_ONCE_DISABLED, "%s; device slot %d is off, the other devices go on",
+                     why_text, (int)(D - tb_devs));
+    }
+}
+
 /* A free lane of slot D, made if the slot may have more; NULL if none.
  * A slot whose first lane cannot be made (its GPU does not start) is off. */
 static tb_lane *tb_dev_lane(tb_dev *D)
@@ -332,7 +348,8 @@ static tb_lane *tb_dev_lane(tb_dev *D)
             if (tb_lane_create(D, L) != cudaSuccess) {
                 cudaGetLastError();
                 D->nlanes = i;   /* use the lanes we have */
-                D->dead = i == 0;
+                if (i == 0)
+                    tb_dev_off(D, "CUDA did not start on a GPU of TILEDBLAS_DEVICES");
                 return NULL;
             }
             L->busy = 1;
@@ -394,22 +411,6 @@ tb_lane *tb_lane_acquire(int slot)
     return L;
 }
 
-/* Slot D is off; the GPU path too once no slot is on. Under the lock. */
-static void tb_dev_off(tb_dev *D, const char *why_text)
-{
-    int live = 0;
-    D->dead = 1;
-    for (int i = 0; i < tb_ndevs; i++)
-        live += !tb_devs[i].dead;
-    if (!live) {
-        tb_gpu_disable(TB_WHY_GPU_DISABLED);
-        tb_warn_once(TB_ONCE_DISABLED, "%s; the GPU path is off for this process", why_text);
-    } else {
-        tb_warn_once(TB_ONCE_DISABLED, "%s; device slot %d is off, the other devices go on",
-                     why_text, (int)(D - tb_devs));
-    }
-}
-
 void tb_lane_release(tb_lane *L, tb_stage failed, cudaError_t err, int injected)
 {
     pthread_mutex_lock(&tb_gpu_lock);
@@ -446,6 +447,13 @@ int tb_gpu_slots(int ids[TB_MAX_DEVICES], double speed[TB_MAX_DEVICES])
     int n = 0;
     if (tb_gpu_in_child || __atomic_load_n(&tb_gpu_state, __ATOMIC_ACQUIRE) != TB_GPU_READY)
         return 0;
+    if (tb_ndevs == 1) {
+        /* One slot, on while the GPU path is (set before READY, never
+         * after): every call asks, so no lock. */
+        ids[0] = 0;
+        speed[0] = 0.0;
+        return 1;
+    }
     pthread_mutex_lock(&tb_gpu_lock);
     for (int i = 0; i < tb_ndevs; i++)
         if (!tb_devs[i].dead) {

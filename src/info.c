@@ -115,8 +115,7 @@ int tb_info_text(char *buf, size_t len)
     tb_say(&t, "  %s=%s\n", TB_ENV_CACHE_DIR, tb_or(s->cache_dir, "($XDG_CACHE_HOME/tiledblas or ~/.cache/tiledblas)"));
     tb_calibration_describe(text, sizeof text);
     tb_say(&t, "cost model: %s\n", text);
-    if (s->fault != TB_STAGE_NONE)
-    {
+    if (s->fault != TB_STAGE_NONE) {
         char at[16] = "";
         if (s->fault_slot >= 0)
             snprintf(at, sizeof at, "@%d", s->fault_slot);

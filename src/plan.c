@@ -102,17 +102,7 @@ int tb_plan_split(const tb_problem *p, int ndev, const double *speed, tb_split *
 
 tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i)
 {
-    tb_problem q = *p;
     const size_t s0 = (size_t)sp->start[i];
     const int len = sp->start[i + 1] - sp->start[i];
-    if (sp->by_rows) {
-        q.m = len;
-        q.A = p->transa ? tb_at(p, p->A, p->lda, 0, s0) : tb_at(p, p->A, p->lda, s0, 0);
-        q.C = (void *)tb_at(p, p->C, p->ldc, s0, 0);
-    } else {
-        q.n = len;
-        q.B = p->transb ? tb_at(p, p->B, p->ldb, s0, 0) : tb_at(p, p->B, p->ldb, 0, s0);
-        q.C = (void *)tb_at(p, p->C, p->ldc, 0, s0);
-    }
-    return q;
+    return sp->by_rows ? tb_sub_problem(p, s0, 0, len, p->n) : tb_sub_problem(p, 0, s0, p->m, len);
 }

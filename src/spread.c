@@ -20,26 +20,16 @@ void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_time
             tb_forward_problem(p);
         return;
     }
-    tb_problem q = *p;
-    /* Row i of op(A) and column j of op(B), wherever the transposes put them. */
-    const size_t r0 = (size_t)t->done_rows, c0 = (size_t)t->done_cols;
-    if (t->done_rows > 0 && t->done_cols_end > t->done_cols) {
+    if (t->done_rows > 0 && t->done_cols_end > t->done_cols && t->done_rows < p->m) {
         /* Rows [done_rows, m) of columns [done_cols, done_cols_end). */
-        q.m = p->m - t->done_rows;
-        q.n = t->done_cols_end - t->done_cols;
-        q.A = p->transa ? tb_at(p, p->A, p->lda, 0, r0) : tb_at(p, p->A, p->lda, r0, 0);
-        q.B = p->transb ? tb_at(p, p->B, p->ldb, c0, 0) : tb_at(p, p->B, p->ldb, 0, c0);
-        q.C = (void *)tb_at(p, p->C, p->ldc, r0, c0);
-        if (q.m > 0)
-            tb_forward_problem(&q);
+        const tb_problem q = tb_sub_problem(p, (size_t)t->done_rows, (size_t)t->done_cols,
+                                            p->m - t->done_rows, t->done_cols_end - t->done_cols);
+        tb_forward_problem(&q);
     }
-    const size_t from = (size_t)(t->done_rows > 0 ? t->done_cols_end : t->done_cols);
-    if (from < (size_t)p->n) {
+    const int from = t->done_rows > 0 ? t->done_cols_end : t->done_cols;
+    if (from < p->n) {
         /* All rows of columns [from, n). */
-        q = *p;
-        q.n = p->n - (int)from;
-        q.B = p->transb ? tb_at(p, p->B, p->ldb, from, 0) : tb_at(p, p->B, p->ldb, 0, from);
-        q.C = (void *)tb_at(p, p->C, p->ldc, 0, from);
+        const tb_problem q = tb_sub_problem(p, 0, (size_t)from, p->m, p->n - from);
         tb_forward_problem(&q);
     }
 }

@@ -170,6 +170,20 @@ static inline const void *tb_at(const tb_problem *p, const void *X, size_t ld, s
     return (const char *)X + (i * ld + j) * tb_prec_size(p->prec);
 }
 
+/* The product of p that writes rows [r0, r0 + m) and columns [c0, c0 + n)
+ * of C: its rows of op(A), columns of op(B) and window of C, wherever the
+ * transposes put them. */
+static inline tb_problem tb_sub_problem(const tb_problem *p, size_t r0, size_t c0, int m, int n)
+{
+    tb_problem q = *p;
+    q.m = m;
+    q.n = n;
+    q.A = p->transa ? tb_at(p, p->A, p->lda, 0, r0) : tb_at(p, p->A, p->lda, r0, 0);
+    q.B = p->transb ? tb_at(p, p->B, p->ldb, c0, 0) : tb_at(p, p->B, p->ldb, 0, c0);
+    q.C = (void *)tb_at(p, p->C, p->ldc, r0, c0);
+    return q;
+}
+
 typedef enum { TB_ROUTE_CPU = 0, TB_ROUTE_GPU = 1 } tb_route;
 
 /* Why a call went where it went: the word of the decision line, the
