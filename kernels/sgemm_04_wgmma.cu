@@ -74,28 +74,34 @@ __device__ __forceinline__ void tb_wg_split(float x, float &big, float &small)
     small = __uint_as_float(tb_wg_rna(x - b));
 }
 
-/* dst(r, p) for r < Rp, p < Kp from the stored operand: element (r, p) is
- * src[r * ld + p] (TR = 0, already K-major) or src[p * ld + r] (TR = 1); zero
- * outside R x K. 32 x 32 tiles through shared memory so that both the read
- * (along whichever dimension is contiguous) and the write (along p) are
- * coalesced; the +1 column keeps the transposing accesses off one bank. */
+/* One operand of the pre-pass: dst(r, p) for r < Rp, p < Kp from the stored
+ * operand, whose element (r, p) is src[r * ld + p] (trans = 0, already
+ * K-major) or src[p * ld + r] (trans = 1); zero outside R x K. */
+typedef struct tb_split_job {
+    const float *src;
+    size_t ld;
+    int trans, R, Rp;
+    float *big, *small;
+} tb_split_job;
+
+/* 32 x 32 tiles through shared memory so that both the read (along
+ * whichever dimension is contiguous) and the write (along p) are coalesced;
+ * the +1 column keeps the transposing accesses off one bank. */
 template <int TR>
-__global__ void __launch_bounds__(256)
-tb_split_kernel(const float *__restrict__ src, size_t ld, int R, int K, int Rp, int Kp,
-                float *__restrict__ big, float *__restrict__ small)
+__device__ __forceinline__ void tb_split_tiles(const tb_split_job &j, int K, int Kp,
+                                               float (*tile)[33])
 {
-    __shared__ float tile[32][33];
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const int p0 = blockIdx.x * 32;
-    for (int r0 = blockIdx.y * 32; r0 < Rp; r0 += gridDim.y * 32) {
+    for (int r0 = blockIdx.y * 32; r0 < j.Rp; r0 += gridDim.y * 32) {
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             if (!TR) {
                 const int r = r0 + ty + 8 * i, p = p0 + tx;
-                tile[ty + 8 * i][tx] = (r < R && p < K) ? src[(size_t)r * ld + p] : 0.0f;
+                tile[ty + 8 * i][tx] = (r < j.R && p < K) ? j.src[(size_t)r * j.ld + p] : 0.0f;
             } else {
                 const int p = p0 + ty + 8 * i, r = r0 + tx;
-                tile[tx][ty + 8 * i] = (r < R && p < K) ? src[(size_t)p * ld + r] : 0.0f;
+                tile[tx][ty + 8 * i] = (r < j.R && p < K) ? j.src[(size_t)p * j.ld + r] : 0.0f;
             }
         }
         __syncthreads();
@@ -104,11 +110,27 @@ tb_split_kernel(const float *__restrict__ src, size_t ld, int R, int K, int Rp, 
             const int r = r0 + ty + 8 * i, p = p0 + tx;
             float b, s;
             tb_wg_split(tile[ty + 8 * i][tx], b, s);
-            big[(size_t)r * Kp + p] = b;
-            small[(size_t)r * Kp + p] = s;
+            j.big[(size_t)r * Kp + p] = b;
+            j.small[(size_t)r * Kp + p] = s;
         }
         __syncthreads();   /* the tile is refilled by the next row block */
     }
+}
+
+/* Both operands in one launch (blockIdx.z: A, then B), so that a small
+ * product does not pay a second launch and a second tail. */
+__global__ void __launch_bounds__(256)
+tb_split_kernel(tb_split_job a, tb_split_job b, int K, int Kp)
+{
+    __shared__ float tile[32][33];
+    const int z = blockIdx.z;   /* field by field: a dynamic pick of a whole parameter spills */
+    const tb_split_job j = {z ? b.src : a.src, z ? b.ld : a.ld, z ? b.trans : a.trans,
+                            z ? b.R : a.R, z ? b.Rp : a.Rp, z ? b.big : a.big,
+                            z ? b.small : a.small};
+    if (j.trans)
+        tb_split_tiles<1>(j, K, Kp, tile);
+    else
+        tb_split_tiles<0>(j, K, Kp, tile);
 }
 
 /* ---- device helpers (sm_90a) --------------------------------------------- */
@@ -147,7 +169,7 @@ __device__ __forceinline__ void tb_wg_tile(int t, int tiles_m, int tiles_n, int 
  * lane % 4) holds, for each 8-column group j, the elements (g, 8j + 2t),
  * (g, 8j + 2t + 1), (g + 8, 8j + 2t), (g + 8, 8j + 2t + 1) as acc[4j .. 4j+3]. */
 __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float acc[64], int row0,
-                                            int col0, int vec_c)
+                                            int col0, int vec_c, int fix_nan)
 {
     const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
     const int gq = lane / 4, tq = lane % 4;
@@ -165,7 +187,7 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
 #pragma unroll
             for (int e = 0; e < 2; e++) {
                 float s = acc[4 * j + 2 * h + e];
-                if (s != s && col + e < g.n)     /* NaN: see the inf note above */
+                if (fix_nan && s != s && col + e < g.n)   /* NaN: see the inf note above */
                     s = tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, row, col + e);
                 v[e] = g.alpha * s;
             }
@@ -224,15 +246,17 @@ __device__ __forceinline__ void tb_wg_slow_tile(const tb_gemm_args &g, int row0,
 
 /* The epilogue of one work unit of the persistent kernels: consumer c's 64
  * rows of tile (tm, tn) to C, or with split K (kparts > 1) to the partial
- * of part p, whose slices start at kbeg. */
+ * of part p, whose slices start at kbeg. fix_nan = 0 only where no result
+ * is NaN (the recompute is a function call). */
 __device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const float acc[64], int p,
                                                  int kparts, int kbeg, int chunk, float *W,
-                                                 size_t ldw, int tm, int tn, int c, int vec_c)
+                                                 size_t ldw, int tm, int tn, int c, int vec_c,
+                                                 int fix_nan)
 {
     const tb_gemm_args q =
         kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
                    : g;
-    tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c);
+    tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
 }
 
 /* The persistent kernels' units without wgmma: each as plain dot products. */
@@ -358,6 +382,23 @@ __device__ __forceinline__ void tb_wg_fold(float acc[64], const float part[64])
         acc[i] += part[i];
 }
 
+/* 1 when any of the 128 threads of this warpgroup holds a NaN in acc: a
+ * reduction on named barrier id (one per warpgroup; 0 is __syncthreads'). */
+__device__ __forceinline__ int tb_wg_any_nan(const float acc[64], int id)
+{
+    int nan = 0;
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        nan |= acc[i] != acc[i];
+    int any;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.s32 p, %1, 0;\n"
+                 "bar.red.or.pred q, %2, 128, p;\nselp.s32 %0, 1, 0, q;\n}\n"
+                 : "=r"(any)
+                 : "r"(nan), "r"(id)
+                 : "memory");
+    return any;
+}
+
 /* ---- mbarriers and the bulk tensor copy ---- */
 
 __device__ __forceinline__ void tb_mbar_init(uint32_t bar, uint32_t count)
@@ -462,7 +503,7 @@ tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float
         for (int i = 0; i < 64; i++)
             acc[i] += part[i];
     }
-    tb_wg_store(g, acc, row0, col0, vec_c);
+    tb_wg_store(g, acc, row0, col0, vec_c, 1);
 #else
     tb_wg_slow_tile(g, (blockIdx.x / tiles_n) * 64, (blockIdx.x % tiles_n) * 128, 64, 128,
                     threadIdx.x, blockDim.x);
@@ -562,86 +603,103 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
         const int c = wg - 1;                       /* rows 64c..64c+63 of the tile */
         int s = 0;
         uint32_t phase = 0;
-        for (int u = blockIdx.x; u < units; u += gridDim.x) {
-            const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
-            int tm, tn;
-            tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
-            float acc[64];
+        /* This warpgroup's 64 rows of A start 64 x 128 bytes into the A
+         * tiles (still a 1024-byte boundary). */
+        auto issue = [&](float (&part)[64]) {
+            tb_mbar_wait(tb_smem_addr(&full[s]), phase);   /* stage loaded */
+            const uint32_t st = base + s * TB_WG_STAGE_BYTES;
+            tb_wg_issue(part, st + c * 8192, st + TB_WG_TILE_BYTES + c * 8192,
+                        st + 2 * TB_WG_TILE_BYTES, st + 3 * TB_WG_TILE_BYTES);
+        };
+        /* A warp whose wgmmas on a stage have completed (wait_group in every
+         * warp) releases it: its lane 0 arrives on empty[]; then the next
+         * stage. */
+        auto done = [&](float (&part)[64]) {
+            tb_wg_wait0();
+            tb_wg_touch(part);
+            if (lane == 0)
+                tb_mbar_arrive(tb_smem_addr(&empty[s]));
+            if (++s == TB_WG_STAGES) {
+                s = 0;
+                phase ^= 1;
+            }
+        };
+        float acc[64];
+        if (!DP) {
+            for (int u = blockIdx.x; u < units; u += gridDim.x) {
+                const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
+                int tm, tn;
+                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
 #pragma unroll
-            for (int i = 0; i < 64; i++)
-                acc[i] = 0.f;
-            /* This warpgroup's 64 rows of A start 64 x 128 bytes into the A
-             * tiles (still a 1024-byte boundary). */
-            auto issue = [&](float (&part)[64]) {
-                tb_mbar_wait(tb_smem_addr(&full[s]), phase);   /* stage loaded */
-                const uint32_t st = base + s * TB_WG_STAGE_BYTES;
-                tb_wg_issue(part, st + c * 8192, st + TB_WG_TILE_BYTES + c * 8192,
-                            st + 2 * TB_WG_TILE_BYTES, st + 3 * TB_WG_TILE_BYTES);
-            };
-            /* A warp whose wgmmas on a stage have completed (wait_group in
-             * every warp) releases it: its lane 0 arrives on empty[]. */
-            auto release = [&](int stage) {
-                if (lane == 0)
-                    tb_mbar_arrive(tb_smem_addr(&empty[stage]));
-            };
-            auto advance = [&]() {
-                if (++s == TB_WG_STAGES) {
-                    s = 0;
-                    phase ^= 1;
-                }
-            };
-            if (!DP) {
+                for (int i = 0; i < 64; i++)
+                    acc[i] = 0.f;
                 float part[64];
                 for (int kt = kbeg; kt < kend; kt++) {
                     issue(part);
-                    tb_wg_wait0();
-                    tb_wg_touch(part);
-                    release(s);
-                    advance();
+                    done(part);
                     tb_wg_fold(acc, part);
                 }
-            } else {
-                /* Two partial accumulators: while the tensor cores run one
-                 * slice into one of them, the previous slice, complete, is
-                 * folded from the other. No wgmma is left pending across a
-                 * loop iteration (ptxas serialises every wgmma of a loop
-                 * whose back edge carries one: warning C7514), so each slice
-                 * is waited for at once, and its fold is done under the next
-                 * slice's products. The loop is unrolled by two so that both
-                 * arrays keep fixed registers; p1 starts at zero so that the
-                 * first fold adds nothing. */
-                float p0[64], p1[64];
+                tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c, 1);
+            }
+        } else {
+            /* Two partial accumulators: while the tensor cores run one slice
+             * into one of them, the previous slice, complete, is folded from
+             * the other. No wgmma is left pending across a loop iteration
+             * (ptxas serialises every wgmma of a loop whose back edge carries
+             * one: warning C7514), so each slice is waited for at once, and
+             * its fold is done under the next slice's products. The loop is
+             * unrolled by two so that both arrays keep fixed registers.
+             *
+             * A unit's sums go to C under the next unit's first slice, so
+             * that the tensor cores do not wait for the stores (777 x 9999 x
+             * 333 has 11 slices a tile). The NaN recompute is a call, which
+             * must not sit between a wgmma and its wait: a unit with a NaN
+             * among this warpgroup's sums (bar.red over its 128 threads)
+             * stores them first, as the last unit does. */
+            float p0[64], p1[64];
+            int have = 0, pp = 0, ptm = 0, ptn = 0;    /* a unit whose sums are still in acc */
+            for (int u = blockIdx.x; u < units; u += gridDim.x) {
+                const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
+                int tm, tn;
+                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+                if (have && tb_wg_any_nan(acc, 2 + c)) {
+                    tb_wg_unit_store(g, acc, pp, kparts, pp * chunk, chunk, W, ldw, ptm, ptn, c,
+                                     vec_c, 1);
+                    have = 0;
+                }
+                issue(p0);
+                if (have)
+                    tb_wg_unit_store(g, acc, pp, kparts, pp * chunk, chunk, W, ldw, ptm, ptn, c,
+                                     vec_c, 0);
 #pragma unroll
                 for (int i = 0; i < 64; i++)
-                    p1[i] = 0.f;
-                int kt = kbeg;
+                    acc[i] = 0.f;
+                done(p0);
+                int kt = kbeg + 1;
                 for (; kt + 1 < kend; kt += 2) {
-                    issue(p0);
-                    tb_wg_fold(acc, p1);     /* slice kt-1, under slice kt */
-                    tb_wg_wait0();
-                    tb_wg_touch(p0);
-                    release(s);
-                    advance();
                     issue(p1);
-                    tb_wg_fold(acc, p0);     /* slice kt, under slice kt+1 */
-                    tb_wg_wait0();
-                    tb_wg_touch(p1);
-                    release(s);
-                    advance();
-                }
-                if (kt < kend) {             /* odd count: one more slice */
+                    tb_wg_fold(acc, p0);     /* slice kt-1, under slice kt */
+                    done(p1);
                     issue(p0);
-                    tb_wg_fold(acc, p1);
-                    tb_wg_wait0();
-                    tb_wg_touch(p0);
-                    release(s);
-                    advance();
-                    tb_wg_fold(acc, p0);
-                } else {
-                    tb_wg_fold(acc, p1);
+                    tb_wg_fold(acc, p1);     /* slice kt, under slice kt+1 */
+                    done(p0);
                 }
+                if (kt < kend) {             /* one more slice */
+                    issue(p1);
+                    tb_wg_fold(acc, p0);
+                    done(p1);
+                    tb_wg_fold(acc, p1);
+                } else {
+                    tb_wg_fold(acc, p0);
+                }
+                have = 1;
+                pp = p;
+                ptm = tm;
+                ptn = tn;
             }
-            tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c);
+            if (have)
+                tb_wg_unit_store(g, acc, pp, kparts, pp * chunk, chunk, W, ldw, ptm, ptn, c,
+                                 vec_c, 1);
         }
     }
 #else
@@ -826,7 +884,7 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                 if (more)
                     tb_wi_sync();
             }
-            tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c);
+            tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c, 1);
         }
     }
 #else
@@ -927,15 +985,13 @@ static int tb_wg_map(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, co
                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-static cudaError_t tb_wg_split(const float *src, size_t ld, int trans, int R, int K, int Rp,
-                               int Kp, float *big, float *small, cudaStream_t stream)
+static cudaError_t tb_wg_split(const tb_split_job &a, const tb_split_job &b, int K, int Kp,
+                               cudaStream_t stream)
 {
+    const int rows = a.Rp > b.Rp ? a.Rp : b.Rp;
     const unsigned gx = (unsigned)(Kp / 32);
-    const unsigned gy = (unsigned)(Rp / 32 < 65535 ? Rp / 32 : 65535);
-    if (trans)
-        tb_split_kernel<1><<<dim3(gx, gy), 256, 0, stream>>>(src, ld, R, K, Rp, Kp, big, small);
-    else
-        tb_split_kernel<0><<<dim3(gx, gy), 256, 0, stream>>>(src, ld, R, K, Rp, Kp, big, small);
+    const unsigned gy = (unsigned)(rows / 32 < 65535 ? rows / 32 : 65535);
+    tb_split_kernel<<<dim3(gx, gy, 2), 256, 0, stream>>>(a, b, K, Kp);
     return cudaGetLastError();
 }
 
@@ -982,9 +1038,9 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     /* op(A)(i, p) is A[i*lda + p] (already K-major) or A[p*lda + i];
      * op(B)^T(j, p) = op(B)(p, j) is B[p*ldb + j] (transposed here) or
      * B[j*ldb + p]. */
-    cudaError_t e = tb_wg_split(g.A, g.lda, g.transa, g.m, g.k, Mp, Kp, Ab, As, stream);
-    if (e == cudaSuccess)
-        e = tb_wg_split(g.B, g.ldb, !g.transb, g.n, g.k, Np, Kp, Bb, Bs, stream);
+    const tb_split_job ja = {g.A, g.lda, g.transa, g.m, Mp, Ab, As};
+    const tb_split_job jb = {g.B, g.ldb, !g.transb, g.n, Np, Bb, Bs};
+    cudaError_t e = tb_wg_split(ja, jb, g.k, Kp, stream);
     const int vec_c = ((uintptr_t)g.C % 8 == 0) && (g.ldc % 2 == 0);
     if (e == cudaSuccess && !full) {
         static volatile int set[TB_WG_MAX_DEV];

@@ -416,7 +416,7 @@ int main(int argc, char **argv)
         if (!quick && maxs >= 700) {
             /* Fewer 128 x 128 tiles than SMs with a long K: the wgmma
              * kernel splits K inside its persistent grid (tb_wgmma_parts,
-             * on the H200: 6, 3, 13 and 32 parts, the last 8 slices deep;
+             * on the H200: 6, 3, 13, 32 and 5 parts, the fourth 8 slices deep;
              * the aligned last two are split in shared memory).
              * Every transpose, unaligned operands, beta 0 over NaN and beta
              * != 0, inf and NaN planted (the NaN recompute runs over one
@@ -427,6 +427,9 @@ int main(int argc, char **argv)
                 {700, 650, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
                 {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_UNIFORM, 1, 0, 0},
                 {256, 256, 8192, 0, 0, 1, 0, 3, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+                /* More units than SMs (49 tiles x 5 parts): a block's sums
+                 * go out under its next unit's first slice, a NaN's first. */
+                {781, 792, 2048, 1, 0, 1, 2, 3, 0, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
                 /* Aligned small outputs: wgmma splits in shared memory. */
                 {256, 384, 8192, 0, 0, 0, 4, 1, 0, 1.0, 0.0, FILL_WIDE, 1, 0, 0},
                 {300, 200, 6000, 1, 1, 4, 0, 0, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0},
