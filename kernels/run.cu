@@ -365,6 +365,7 @@ __global__ void __launch_bounds__(256)
 tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n, T alpha,
              T beta, T *C, size_t ldc)
 {
+    tb_pdl_wait();   /* launched under the splitting kernel's tail: its partials complete */
     for (int r = blockIdx.y; r < m; r += gridDim.y)
         for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
             const T *w = W + (size_t)r * ldw + c;
@@ -376,26 +377,33 @@ tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int
         }
 }
 
-/* Launch tb_split_sum for an m x n C. */
+/* Launch tb_split_sum for an m x n C; pdl: under the tail of the kernel
+ * before it on the stream, which wrote the partials (tb_pdl_config). */
 template <typename T>
 static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int parts, int m, int n,
-                                  T alpha, T beta, T *C, size_t ldc, cudaStream_t stream)
+                                  T alpha, T beta, T *C, size_t ldc, cudaStream_t stream, int pdl)
 {
     const unsigned gx = (unsigned)((n + 255) / 256 < 8 ? (n + 255) / 256 : 8);
     const unsigned gy = (unsigned)(m < 65535 ? m : 65535);
-    tb_split_sum<T><<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, m, n, alpha, beta,
-                                                      C, ldc);
-    return cudaGetLastError();
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(gx, gy), dim3(256), 0, stream, pdl, &attr);
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, tb_split_sum<T>, W, ldw, wstride, parts, m, n,
+                                             alpha, beta, C, ldc);
+    if (e != cudaSuccess)
+        cudaGetLastError();
+    return e;
 }
 
-/* For a kernel that split K itself (wgmma): C = alpha * (W_0 + ...) + beta
- * * C with g's C, alpha and beta; counted with the splits made here. */
+/* For a kernel that split K itself (wgmma), launched right before on the
+ * same stream: C = alpha * (W_0 + ...) + beta * C with g's C, alpha and
+ * beta, launched under that kernel's tail; counted with the splits made
+ * here. */
 extern "C" cudaError_t tb_run_split_sum(const float *W, size_t ldw, size_t wstride, int parts,
                                         const tb_gemm_args *g, cudaStream_t stream)
 {
     const cudaError_t e =
         tb_split_close<float>(W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta, g->C, g->ldc,
-                              stream);
+                              stream, 1);
     if (e == cudaSuccess)
         __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);
     return e;
@@ -460,7 +468,7 @@ static cudaError_t tb_split_run(const typename tb_typed<T>::args *g, const tb_ke
     }
     if (e == cudaSuccess)
         e = tb_split_close<T>(W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta, g->C, g->ldc,
-                              stream);
+                              stream, 0);   /* after the parts on other streams, in full */
     if (fork)
         cudaEventDestroy(fork);
     for (int p = 1; p < parts; p++)

@@ -123,6 +123,7 @@ __global__ void __launch_bounds__(256)
 tb_split_kernel(tb_split_job a, tb_split_job b, int K, int Kp)
 {
     __shared__ float tile[32][33];
+    tb_pdl_trigger();
     const int z = blockIdx.z;   /* field by field: a dynamic pick of a whole parameter spills */
     const tb_split_job j = {z ? b.src : a.src, z ? b.ld : a.ld, z ? b.trans : a.trans,
                             z ? b.R : a.R, z ? b.Rp : a.Rp, z ? b.big : a.big,
@@ -246,15 +247,14 @@ __device__ __forceinline__ void tb_wg_slow_tile(const tb_gemm_args &g, int row0,
 
 /* The epilogue of one work unit of the persistent kernels: consumer c's 64
  * rows of tile (tm, tn) to C, or with split K (kparts > 1) to the partial
- * of part p, whose slices start at kbeg. fix_nan = 0 only where no result
- * is NaN (the recompute is a function call). */
+ * of part p, whose slices start at p * chunk. fix_nan = 0 only where no
+ * result is NaN (the recompute is a function call). */
 __device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const float acc[64], int p,
-                                                 int kparts, int kbeg, int chunk, float *W,
-                                                 size_t ldw, int tm, int tn, int c, int vec_c,
-                                                 int fix_nan)
+                                                 int kparts, int chunk, float *W, size_t ldw,
+                                                 int tm, int tn, int c, int vec_c, int fix_nan)
 {
     const tb_gemm_args q =
-        kparts > 1 ? tb_wg_part(g, kbeg * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
+        kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
                    : g;
     tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
 }
@@ -309,8 +309,6 @@ __device__ __forceinline__ void tb_wg_commit() { asm volatile("wgmma.commit_grou
 /* ... and wait until no group is pending: accumulators final, shared memory
  * no longer read. */
 __device__ __forceinline__ void tb_wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-/* ... or until at most one group (the newest) is pending. */
-__device__ __forceinline__ void tb_wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 
 /* Keep the compiler from moving reads of the accumulators above the wait
  * (the asm writes them, as far as it knows). */
@@ -568,6 +566,8 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
          * copy engine signals them) before anyone uses them. */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
+    tb_pdl_wait();     /* the pre-pass's split arrays are complete */
+    tb_pdl_trigger();  /* split K's sum may launch: it waits for this grid */
     __syncthreads();   /* the last block-wide barrier: the roles part here */
 
     if (wg == 0) {
@@ -639,7 +639,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     done(part);
                     tb_wg_fold(acc, part);
                 }
-                tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c, 1);
+                tb_wg_unit_store(g, acc, p, kparts, chunk, W, ldw, tm, tn, c, vec_c, 1);
             }
         } else {
             /* Two partial accumulators: while the tensor cores run one slice
@@ -663,14 +663,12 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 int tm, tn;
                 tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
                 if (have && tb_wg_any_nan(acc, 2 + c)) {
-                    tb_wg_unit_store(g, acc, pp, kparts, pp * chunk, chunk, W, ldw, ptm, ptn, c,
-                                     vec_c, 1);
+                    tb_wg_unit_store(g, acc, pp, kparts, chunk, W, ldw, ptm, ptn, c, vec_c, 1);
                     have = 0;
                 }
                 issue(p0);
                 if (have)
-                    tb_wg_unit_store(g, acc, pp, kparts, pp * chunk, chunk, W, ldw, ptm, ptn, c,
-                                     vec_c, 0);
+                    tb_wg_unit_store(g, acc, pp, kparts, chunk, W, ldw, ptm, ptn, c, vec_c, 0);
 #pragma unroll
                 for (int i = 0; i < 64; i++)
                     acc[i] = 0.f;
@@ -698,11 +696,11 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 ptn = tn;
             }
             if (have)
-                tb_wg_unit_store(g, acc, pp, kparts, pp * chunk, chunk, W, ldw, ptm, ptn, c,
-                                 vec_c, 1);
+                tb_wg_unit_store(g, acc, pp, kparts, chunk, W, ldw, ptm, ptn, c, vec_c, 1);
         }
     }
 #else
+    tb_pdl_wait();
     tb_wg_slow_units(g, units, ntiles, tiles_n, kparts, chunk, W, ldw);
 #endif
 }
@@ -787,6 +785,7 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
     uint8_t *sm = tb_wg_smem_raw + ((0u - tb_smem_addr(tb_wg_smem_raw)) & 1023u);
     const uint32_t base = tb_smem_addr(sm);
     const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
+    tb_pdl_trigger();   /* split K's sum may launch: it waits for this grid */
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < TB_WI_STAGES; s++) {
@@ -884,7 +883,7 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                 if (more)
                     tb_wi_sync();
             }
-            tb_wg_unit_store(g, acc, p, kparts, kbeg, chunk, W, ldw, tm, tn, c, vec_c, 1);
+            tb_wg_unit_store(g, acc, p, kparts, chunk, W, ldw, tm, tn, c, vec_c, 1);
         }
     }
 #else
@@ -1070,11 +1069,16 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
             e = tb_wg_smem_attr(tb_wgmma_kernel<DP>, smem, dev, set);
         if (e == cudaSuccess) {
             const long long units = tiles * parts;
-            const int grid = units < sms ? (int)units : sms;
-            tb_wgmma_kernel<DP><<<grid, TB_WG_THREADS, smem, stream>>>(
-                g, mAb, mAs, mBb, mBs, Kp, (g.m + TB_WG_BM - 1) / TB_WG_BM,
-                (g.n + TB_WG_BN - 1) / TB_WG_BN, parts > 1 ? 1 : vec_c, parts, W, ldw);
-            e = cudaGetLastError();
+            cudaLaunchAttribute pdl;
+            const cudaLaunchConfig_t cfg =
+                tb_pdl_config(dim3(units < sms ? (unsigned)units : (unsigned)sms),
+                              dim3(TB_WG_THREADS), smem, stream, 1, &pdl);
+            e = cudaLaunchKernelEx(&cfg, tb_wgmma_kernel<DP>, g, mAb, mAs, mBb, mBs, Kp,
+                                   (g.m + TB_WG_BM - 1) / TB_WG_BM,
+                                   (g.n + TB_WG_BN - 1) / TB_WG_BN, parts > 1 ? 1 : vec_c, parts,
+                                   W, ldw);
+            if (e != cudaSuccess)
+                cudaGetLastError();
         }
         if (e == cudaSuccess && parts > 1)
             e = tb_run_split_sum(W, ldw, (size_t)g.m * ldw, parts, &g, stream);
