@@ -305,7 +305,7 @@ extern "C" int tb_dsplit_parts(int m, int n, int k, int sms)
 
 /* The same for the wgmma kernel (sgemm_04_wgmma.cu), which splits K inside
  * its own persistent grid: a work unit is one 128 x 128 tile and one range
- * of 32-deep K slices, and tb_run_split_sum adds the units' partial C's.
+ * of 32-deep K slices, and a sum kernel adds the units' partial tiles.
  * Scored as above with that kernel's price: the partials, 8 S mn bytes
  * (written, then read by the sum) at ~3 TB/s, against 2mnk flops at ~125
  * TFLOP/s, are about 167 S / k of the product's time. At most TB_MAX_SPLIT
@@ -319,6 +319,32 @@ extern "C" int tb_wgmma_parts(int m, int n, int k, int sms)
         return 1;
     const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
     return tb_best_parts(tiles, sms, k, TB_MAX_SPLIT, 167.0);
+}
+
+/* The wgmma kernel's last wave: a grid of T = w S + r tiles on S SMs (w >=
+ * 1, 0 < r < S) runs w full waves and then r tiles, the other S - r SMs
+ * idle for a tile's time. Those r tiles run in q parts along K instead, q
+ * = S / r (at most TB_MAX_SPLIT, each part at least 64 deep, none empty), so
+ * that the last wave takes about 1/q of a tile's time; their partials, q r
+ * tiles of 64 KB written and read back once, are small beside a wave.
+ * 777 x 9999 x 333 (553 tiles on
+ * 132 SMs: 4 waves and 25 tiles) runs its last 25 in 4 parts, 8192^3 (31
+ * waves and 4) its last 4 in 32; 4096^3 (7 waves and 100) stays whole. 1:
+ * no split. For grids that tb_wgmma_parts leaves whole; pure, for tests. */
+extern "C" int tb_wgmma_tail_parts(int m, int n, int k, int sms)
+{
+    if (m <= 0 || n <= 0 || k <= 0 || sms <= 0)
+        return 1;
+    const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    const long long r = tiles % sms;
+    if (tiles < sms || r == 0)
+        return 1;
+    long long q = sms / r;
+    if (q > k / 64)
+        q = k / 64;
+    if (q > TB_MAX_SPLIT)
+        q = TB_MAX_SPLIT;
+    return q >= 2 ? tb_split_fit(k, (int)q) : 1;
 }
 
 static int tb_split_count(const tb_gemm_args *g, int dev)
@@ -365,7 +391,6 @@ __global__ void __launch_bounds__(256)
 tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n, T alpha,
              T beta, T *C, size_t ldc)
 {
-    tb_pdl_wait();   /* launched under the splitting kernel's tail: its partials complete */
     for (int r = blockIdx.y; r < m; r += gridDim.y)
         for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
             const T *w = W + (size_t)r * ldw + c;
@@ -377,36 +402,23 @@ tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int
         }
 }
 
-/* Launch tb_split_sum for an m x n C; pdl: under the tail of the kernel
- * before it on the stream, which wrote the partials (tb_pdl_config). */
+/* Launch tb_split_sum for an m x n C. */
 template <typename T>
 static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int parts, int m, int n,
-                                  T alpha, T beta, T *C, size_t ldc, cudaStream_t stream, int pdl)
+                                  T alpha, T beta, T *C, size_t ldc, cudaStream_t stream)
 {
     const unsigned gx = (unsigned)((n + 255) / 256 < 8 ? (n + 255) / 256 : 8);
     const unsigned gy = (unsigned)(m < 65535 ? m : 65535);
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(gx, gy), dim3(256), 0, stream, pdl, &attr);
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, tb_split_sum<T>, W, ldw, wstride, parts, m, n,
-                                             alpha, beta, C, ldc);
-    if (e != cudaSuccess)
-        cudaGetLastError();
-    return e;
+    tb_split_sum<T><<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, m, n, alpha, beta,
+                                                      C, ldc);
+    return cudaGetLastError();
 }
 
-/* For a kernel that split K itself (wgmma), launched right before on the
- * same stream: C = alpha * (W_0 + ...) + beta * C with g's C, alpha and
- * beta, launched under that kernel's tail; counted with the splits made
- * here. */
-extern "C" cudaError_t tb_run_split_sum(const float *W, size_t ldw, size_t wstride, int parts,
-                                        const tb_gemm_args *g, cudaStream_t stream)
+/* A product that a kernel split itself (wgmma), counted with the splits
+ * made here. */
+extern "C" void tb_run_count_split(void)
 {
-    const cudaError_t e =
-        tb_split_close<float>(W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta, g->C, g->ldc,
-                              stream, 1);
-    if (e == cudaSuccess)
-        __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);
-    return e;
+    __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);
 }
 
 /* The element type's argument struct and launcher. */
@@ -468,7 +480,7 @@ static cudaError_t tb_split_run(const typename tb_typed<T>::args *g, const tb_ke
     }
     if (e == cudaSuccess)
         e = tb_split_close<T>(W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta, g->C, g->ldc,
-                              stream, 0);   /* after the parts on other streams, in full */
+                              stream);
     if (fork)
         cudaEventDestroy(fork);
     for (int p = 1; p < parts; p++)

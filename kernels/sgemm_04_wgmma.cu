@@ -56,6 +56,45 @@
 #define TB_WG_THREADS 384                               /* producer + two consumers */
 #define TB_WG_ROWPAD 128                                /* rows of the split arrays */
 
+/* Programmatic dependent launch (sm_90), along a chain of kernels on one
+ * stream (wgmma's pre-pass -> main kernel -> split K's sum): a kernel lets
+ * the next one launch once all of its own blocks are running
+ * (tb_pdl_trigger), and the next one waits for it to finish, its writes
+ * visible, before it touches memory (tb_pdl_wait). So a kernel's launch and
+ * set-up overlap its predecessor's last wave. Both are no-ops where the
+ * launch did not ask for it (tb_pdl_config) or the GPU has no such thing. */
+__device__ __forceinline__ void tb_pdl_trigger()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tb_pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+/* A launch of grid x block threads with smem bytes of dynamic shared memory
+ * on stream that may start under its predecessor's tail (pdl != 0), for
+ * cudaLaunchKernelEx; attr is the storage of its one attribute. */
+static inline cudaLaunchConfig_t tb_pdl_config(dim3 grid, dim3 block, size_t smem,
+                                               cudaStream_t stream, int pdl,
+                                               cudaLaunchAttribute *attr)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr->val.programmaticStreamSerializationAllowed = pdl;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 /* ---- the pre-pass: split and transpose to K-major ------------------------- */
 
 __device__ __forceinline__ uint32_t tb_wg_rna(float x)
@@ -210,22 +249,120 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
     }
 }
 
-/* Split K: the product that part p of the units computes, slices from k0
- * (elements) on, at most kc deep: op(A) and op(B) offset along K, into the
- * partial W_p with alpha 1 and beta 0 (tb_run_split_sum applies alpha and
- * beta and reads C). A NaN the split made is recomputed over this range. */
-__device__ __forceinline__ tb_gemm_args tb_wg_part(const tb_gemm_args &g, int k0, int kc, float *W,
-                                                   size_t ldw)
+/* Split K, the work units of the persistent kernels. The first `whole`
+ * units are tiles 0 .. whole-1 with all of K; the other nsplit = tiles -
+ * whole tiles (every tile, or the last wave's: tb_wg_plan) run in kparts
+ * parts along K, part-major, so that consecutive units share a part and the
+ * blocks in flight read one K window of A and B: unit whole + v is split
+ * tile v % nsplit, part v / nsplit, slices [p chunk, min(ktiles, (p + 1)
+ * chunk)). split: the tile's place among the split ones, -1 for a whole
+ * one. */
+struct tb_wg_unit {
+    int t, split, p, kbeg, kend;
+};
+
+__device__ __forceinline__ tb_wg_unit tb_wg_unit_at(int u, int whole, int nsplit, int chunk,
+                                                    int ktiles)
+{
+    tb_wg_unit w;
+    if (u < whole) {
+        w.t = u, w.split = -1, w.p = 0, w.kbeg = 0, w.kend = ktiles;
+    } else {
+        const int v = u - whole;
+        w.p = v / nsplit;
+        w.split = v - w.p * nsplit;
+        w.t = whole + w.split;
+        w.kbeg = w.p * chunk;
+        w.kend = min(ktiles, w.kbeg + chunk);
+    }
+    return w;
+}
+
+#define TB_WG_TILE_EL (TB_WG_BM * TB_WG_BN)   /* one partial tile, floats */
+
+/* The product that a split unit computes, as a GEMM of its own: the rows
+ * row0.. and columns col0.. of one tile, K from k0 on, at most kc deep (op(A)
+ * and op(B) offset to match), into the 128 x 128 partial Wt with alpha 1
+ * and beta 0 (tb_wg_sum_kernel applies alpha and beta and reads C). A NaN
+ * the split made is recomputed over this range. */
+__device__ __forceinline__ tb_gemm_args tb_wg_part(const tb_gemm_args &g, int row0, int col0,
+                                                   int k0, int kc, float *Wt)
 {
     tb_gemm_args q = g;
-    q.A = g.transa ? g.A + (size_t)k0 * g.lda : g.A + k0;
-    q.B = g.transb ? g.B + k0 : g.B + (size_t)k0 * g.ldb;
+    q.A = g.transa ? g.A + (size_t)k0 * g.lda + row0 : g.A + (size_t)row0 * g.lda + k0;
+    q.B = g.transb ? g.B + (size_t)col0 * g.ldb + k0 : g.B + (size_t)k0 * g.ldb + col0;
+    q.m = min(TB_WG_BM, g.m - row0);
+    q.n = min(TB_WG_BN, g.n - col0);
     q.k = min(kc, g.k - k0);
-    q.C = W;
-    q.ldc = ldw;
+    q.C = Wt;
+    q.ldc = TB_WG_BN;
     q.alpha = 1.f;
     q.beta = 0.f;
     return q;
+}
+
+/* The epilogue of one work unit: consumer c's 64 rows of tile (tm, tn) to
+ * C, or for a split unit to its partial tile (split tile w.split of part
+ * w.p). fix_nan = 0 only where no result is NaN (the recompute is a
+ * function call). */
+__device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const float acc[64],
+                                                 const tb_wg_unit &w, int nsplit, int chunk,
+                                                 float *W, int tm, int tn, int c, int vec_c,
+                                                 int fix_nan)
+{
+    if (w.split < 0) {
+        tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
+        return;
+    }
+    float *Wt = W + ((size_t)w.p * nsplit + w.split) * TB_WG_TILE_EL;
+    const tb_gemm_args q = tb_wg_part(g, tm * TB_WG_BM, tn * TB_WG_BN, w.kbeg * TB_WG_BK,
+                                      chunk * TB_WG_BK, Wt);
+    tb_wg_store(q, acc, c * 64, 0, 1, fix_nan);
+}
+
+/* Split K's sum: C = alpha * (W_0 + ... + W_{kparts-1}) + beta * C over the
+ * split tiles (beta == 0 never reads C), in part order, so that the result
+ * does not depend on which unit finished first. blockIdx.x: the split tile;
+ * the threads of its gridDim.y blocks take four neighbouring columns each.
+ * Launched under the main kernel's tail (tb_pdl_config). */
+__global__ void __launch_bounds__(256)
+tb_wg_sum_kernel(tb_gemm_args g, const float *__restrict__ W, int whole, int nsplit, int kparts,
+                 int tiles_m, int tiles_n)
+{
+    tb_pdl_wait();
+    const int j = blockIdx.x;
+    int tm, tn;
+    tb_wg_tile(whole + j, tiles_m, tiles_n, tm, tn);
+    const int row0 = tm * TB_WG_BM, col0 = tn * TB_WG_BN;
+    const int rows = min(TB_WG_BM, g.m - row0), cols = min(TB_WG_BN, g.n - col0);
+    const size_t pstride = (size_t)nsplit * TB_WG_TILE_EL;
+    for (int q = blockIdx.y * blockDim.x + threadIdx.x; q < TB_WG_TILE_EL / 4;
+         q += gridDim.y * blockDim.x) {
+        const int i = q / (TB_WG_BN / 4), c0 = 4 * (q % (TB_WG_BN / 4));
+        if (i >= rows || c0 >= cols)
+            continue;
+        const float *w = W + (size_t)j * TB_WG_TILE_EL + (size_t)i * TB_WG_BN + c0;
+        float *cp = g.C + (size_t)(row0 + i) * g.ldc + col0 + c0;
+        if (c0 + 4 <= cols) {
+            float4 v = *reinterpret_cast<const float4 *>(w);
+            float s[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll 4
+            for (int p = 1; p < kparts; p++) {
+                v = *reinterpret_cast<const float4 *>(w + p * pstride);
+                s[0] += v.x, s[1] += v.y, s[2] += v.z, s[3] += v.w;
+            }
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                cp[e] = g.beta == 0.f ? g.alpha * s[e] : g.alpha * s[e] + g.beta * cp[e];
+        } else {   /* the last columns: only what the units wrote */
+            for (int e = 0; c0 + e < cols; e++) {
+                float s = w[e];
+                for (int p = 1; p < kparts; p++)
+                    s += w[p * pstride + e];
+                cp[e] = g.beta == 0.f ? g.alpha * s : g.alpha * s + g.beta * cp[e];
+            }
+        }
+    }
 }
 
 /* Built for a GPU without wgmma (a plain sm_90 or older pass), the kernels
@@ -245,32 +382,24 @@ __device__ __forceinline__ void tb_wg_slow_tile(const tb_gemm_args &g, int row0,
     }
 }
 
-/* The epilogue of one work unit of the persistent kernels: consumer c's 64
- * rows of tile (tm, tn) to C, or with split K (kparts > 1) to the partial
- * of part p, whose slices start at p * chunk. fix_nan = 0 only where no
- * result is NaN (the recompute is a function call). */
-__device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const float acc[64], int p,
-                                                 int kparts, int chunk, float *W, size_t ldw,
-                                                 int tm, int tn, int c, int vec_c, int fix_nan)
-{
-    const tb_gemm_args q =
-        kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
-                   : g;
-    tb_wg_store(q, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
-}
-
 /* The persistent kernels' units without wgmma: each as plain dot products. */
-__device__ __forceinline__ void tb_wg_slow_units(const tb_gemm_args &g, int units, int ntiles,
-                                                 int tiles_n, int kparts, int chunk, float *W,
-                                                 size_t ldw)
+__device__ __forceinline__ void tb_wg_slow_units(const tb_gemm_args &g, int tiles_m, int tiles_n,
+                                                 int whole, int kparts, int ktiles, float *W)
 {
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const int p = u / ntiles, t = u - p * ntiles;
+    const int nsplit = tiles_m * tiles_n - whole, chunk = (ktiles + kparts - 1) / kparts;
+    for (int u = blockIdx.x; u < whole + nsplit * kparts; u += gridDim.x) {
+        const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
+        int tm, tn;
+        tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
+        const int row0 = tm * TB_WG_BM, col0 = tn * TB_WG_BN;
+        if (w.split < 0) {
+            tb_wg_slow_tile(g, row0, col0, TB_WG_BM, TB_WG_BN, threadIdx.x, blockDim.x);
+            continue;
+        }
+        float *Wt = W + ((size_t)w.p * nsplit + w.split) * TB_WG_TILE_EL;
         const tb_gemm_args q =
-            kparts > 1 ? tb_wg_part(g, p * chunk * TB_WG_BK, chunk * TB_WG_BK, W + (size_t)p * g.m * ldw, ldw)
-                       : g;
-        tb_wg_slow_tile(q, (t / tiles_n) * TB_WG_BM, (t % tiles_n) * TB_WG_BN, TB_WG_BM, TB_WG_BN,
-                        threadIdx.x, blockDim.x);
+            tb_wg_part(g, row0, col0, w.kbeg * TB_WG_BK, chunk * TB_WG_BK, Wt);
+        tb_wg_slow_tile(q, 0, 0, TB_WG_BM, TB_WG_BN, threadIdx.x, blockDim.x);
     }
 }
 
@@ -531,12 +660,12 @@ tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float
  * proxy fence is needed between them; the mbarrier orders both.
  *
  * Split K: a grid of fewer tiles than SMs (768 x 768 x 16384: 36 tiles for
- * 132 SMs) would leave most of them idle for the whole product. With kparts
- * > 1 the work units are (tile, part): unit u is tile u % tiles of part
- * u / tiles, whose K slices are [p * chunk, (p + 1) * chunk); its sums go
- * to the partial W_p (tb_wg_part) and one more kernel adds the partials
- * (run.cu). Consecutive units share a part, so the blocks in flight read
- * the same K window of A and B.
+ * 132 SMs) would leave most of them idle for the whole product, and the
+ * last wave of a larger grid (777 x 9999 x 333: 4 waves and 25 tiles) does
+ * for a tile's time. So the work units are tiles and parts of tiles along K
+ * (tb_wg_unit_at): every tile in parts, or the last wave's tiles in parts
+ * and the others whole (tb_wg_plan). A part's sums go to its partial tile
+ * (tb_wg_part), and tb_wg_sum_kernel adds the partials into C.
  *
  * Registers: setmaxnreg hands the producer's share to the consumers (the
  * producer needs ~40, a consumer 128 for acc and part plus addressing). */
@@ -545,17 +674,17 @@ __global__ void __launch_bounds__(TB_WG_THREADS, 1)
 tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 const __grid_constant__ CUtensorMap mAs, const __grid_constant__ CUtensorMap mBb,
                 const __grid_constant__ CUtensorMap mBs, int Kp, int tiles_m, int tiles_n,
-                int vec_c, int kparts, float *W, size_t ldw)
+                int vec_c, int whole, int kparts, float *W)
 {
-    const int ntiles = tiles_m * tiles_n, units = ntiles * kparts;
-    const int chunk = (Kp / TB_WG_BK + kparts - 1) / kparts;   /* slices per part */
 #if TB_WG_REAL
+    const int ktiles = Kp / TB_WG_BK, nsplit = tiles_m * tiles_n - whole;
+    const int units = whole + nsplit * kparts;
+    const int chunk = (ktiles + kparts - 1) / kparts;   /* slices per part */
     extern __shared__ uint8_t tb_wg_smem_raw[];
     __shared__ __align__(8) uint64_t full[TB_WG_STAGES], empty[TB_WG_STAGES];
     const uint32_t base =
         (tb_smem_addr(tb_wg_smem_raw) + 1023) & ~1023u;   /* 1024-byte aligned tiles */
     const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
-    const int ktiles = Kp / TB_WG_BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < TB_WG_STAGES; s++) {
@@ -578,10 +707,10 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
             int s = 0;
             uint32_t phase = 0;
             for (int u = blockIdx.x; u < units; u += gridDim.x) {
-                const int p = u / ntiles, kend = min(ktiles, (p + 1) * chunk);
+                const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
                 int tm, tn;
-                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
-                for (int kt = p * chunk; kt < kend; kt++) {
+                tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
+                for (int kt = w.kbeg; kt < w.kend; kt++) {
                     const uint32_t fb = tb_smem_addr(&full[s]), eb = tb_smem_addr(&empty[s]);
                     tb_mbar_wait(eb, phase ^ 1);          /* consumers released it */
                     tb_mbar_expect(fb, TB_WG_STAGE_BYTES);
@@ -627,19 +756,19 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
         float acc[64];
         if (!DP) {
             for (int u = blockIdx.x; u < units; u += gridDim.x) {
-                const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
+                const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
                 int tm, tn;
-                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+                tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
 #pragma unroll
                 for (int i = 0; i < 64; i++)
                     acc[i] = 0.f;
                 float part[64];
-                for (int kt = kbeg; kt < kend; kt++) {
+                for (int kt = w.kbeg; kt < w.kend; kt++) {
                     issue(part);
                     done(part);
                     tb_wg_fold(acc, part);
                 }
-                tb_wg_unit_store(g, acc, p, kparts, chunk, W, ldw, tm, tn, c, vec_c, 1);
+                tb_wg_unit_store(g, acc, w, nsplit, chunk, W, tm, tn, c, vec_c, 1);
             }
         } else {
             /* Two partial accumulators: while the tensor cores run one slice
@@ -657,24 +786,25 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
              * among this warpgroup's sums (bar.red over its 128 threads)
              * stores them first, as the last unit does. */
             float p0[64], p1[64];
-            int have = 0, pp = 0, ptm = 0, ptn = 0;    /* a unit whose sums are still in acc */
+            int have = 0, ptm = 0, ptn = 0;   /* a unit whose sums are still in acc */
+            tb_wg_unit pw = {0, -1, 0, 0, 0};
             for (int u = blockIdx.x; u < units; u += gridDim.x) {
-                const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
+                const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
                 int tm, tn;
-                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+                tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
                 if (have && tb_wg_any_nan(acc, 2 + c)) {
-                    tb_wg_unit_store(g, acc, pp, kparts, chunk, W, ldw, ptm, ptn, c, vec_c, 1);
+                    tb_wg_unit_store(g, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 1);
                     have = 0;
                 }
                 issue(p0);
                 if (have)
-                    tb_wg_unit_store(g, acc, pp, kparts, chunk, W, ldw, ptm, ptn, c, vec_c, 0);
+                    tb_wg_unit_store(g, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 0);
 #pragma unroll
                 for (int i = 0; i < 64; i++)
                     acc[i] = 0.f;
                 done(p0);
-                int kt = kbeg + 1;
-                for (; kt + 1 < kend; kt += 2) {
+                int kt = w.kbeg + 1;
+                for (; kt + 1 < w.kend; kt += 2) {
                     issue(p1);
                     tb_wg_fold(acc, p0);     /* slice kt-1, under slice kt */
                     done(p1);
@@ -682,7 +812,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     tb_wg_fold(acc, p1);     /* slice kt, under slice kt+1 */
                     done(p0);
                 }
-                if (kt < kend) {             /* one more slice */
+                if (kt < w.kend) {           /* one more slice */
                     issue(p1);
                     tb_wg_fold(acc, p0);
                     done(p1);
@@ -691,17 +821,17 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     tb_wg_fold(acc, p0);
                 }
                 have = 1;
-                pp = p;
+                pw = w;
                 ptm = tm;
                 ptn = tn;
             }
             if (have)
-                tb_wg_unit_store(g, acc, pp, kparts, chunk, W, ldw, ptm, ptn, c, vec_c, 1);
+                tb_wg_unit_store(g, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 1);
         }
     }
 #else
     tb_pdl_wait();
-    tb_wg_slow_units(g, units, ntiles, tiles_n, kparts, chunk, W, ldw);
+    tb_wg_slow_units(g, tiles_m, tiles_n, whole, kparts, Kp / TB_WG_BK, W);
 #endif
 }
 
@@ -773,11 +903,11 @@ template <int AK, int BK>
 __global__ void __launch_bounds__(TB_WG_THREADS, 1)
 tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                         const __grid_constant__ CUtensorMap mB, int ktiles, int tiles_m,
-                        int tiles_n, int vec_c, int kparts, float *W, size_t ldw)
+                        int tiles_n, int vec_c, int whole, int kparts, float *W)
 {
-    const int ntiles = tiles_m * tiles_n, units = ntiles * kparts;
-    const int chunk = (ktiles + kparts - 1) / kparts;   /* slices per part */
 #if TB_WG_REAL
+    const int nsplit = tiles_m * tiles_n - whole, units = whole + nsplit * kparts;
+    const int chunk = (ktiles + kparts - 1) / kparts;   /* slices per part */
     extern __shared__ uint8_t tb_wg_smem_raw[];
     __shared__ __align__(8) uint64_t full[TB_WI_STAGES], empty[TB_WI_STAGES];
     /* 1024-byte aligned; an offset from the shared array (not a cast
@@ -802,11 +932,11 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
             int s = 0;
             uint32_t phase = 0;
             for (int u = blockIdx.x; u < units; u += gridDim.x) {
-                const int p = u / ntiles, kend = min(ktiles, (p + 1) * chunk);
+                const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
                 int tm, tn;
-                tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+                tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
                 const int ra = tm * TB_WG_BM, rb = tn * TB_WG_BN;
-                for (int kt = p * chunk; kt < kend; kt++) {
+                for (int kt = w.kbeg; kt < w.kend; kt++) {
                     const uint32_t fb = tb_smem_addr(&full[s]), eb = tb_smem_addr(&empty[s]);
                     tb_mbar_wait(eb, phase ^ 1);
                     tb_mbar_expect(fb, TB_WI_RAW_BYTES);
@@ -851,9 +981,10 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
             }
         };
         for (int u = blockIdx.x; u < units; u += gridDim.x) {
-            const int p = u / ntiles, kbeg = p * chunk, kend = min(ktiles, kbeg + chunk);
+            const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
+            const int kbeg = w.kbeg, kend = w.kend;
             int tm, tn;
-            tb_wg_tile(u - p * ntiles, tiles_m, tiles_n, tm, tn);
+            tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
             float acc[64], part[64];
 #pragma unroll
             for (int i = 0; i < 64; i++)
@@ -883,11 +1014,11 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                 if (more)
                     tb_wi_sync();
             }
-            tb_wg_unit_store(g, acc, p, kparts, chunk, W, ldw, tm, tn, c, vec_c, 1);
+            tb_wg_unit_store(g, acc, w, nsplit, chunk, W, tm, tn, c, vec_c, 1);
         }
     }
 #else
-    tb_wg_slow_units(g, units, ntiles, tiles_n, kparts, chunk, W, ldw);
+    tb_wg_slow_units(g, tiles_m, tiles_n, whole, kparts, ktiles, W);
 #endif
 }
 
@@ -1005,6 +1136,40 @@ static cudaError_t tb_wg_smem_attr(F kern, int bytes, int dev, volatile int *set
     return e;
 }
 
+/* Split K's plan for g on `sms` SMs: the parts of each split tile (1: no
+ * split), and in *whole how many tiles run whole, first: none where every
+ * tile is split (small grids, tb_wgmma_parts), all but the last wave's
+ * where those are (tb_wgmma_tail_parts). */
+static int tb_wg_plan(const tb_gemm_args &g, int sms, int *whole)
+{
+    const long long tiles = tb_wg_tiles(&g);
+    int parts = tb_wgmma_parts(g.m, g.n, g.k, sms);
+    *whole = 0;
+    if (parts == 1 && (parts = tb_wgmma_tail_parts(g.m, g.n, g.k, sms)) > 1)
+        *whole = (int)(tiles - tiles % sms);
+    if (parts == 1)
+        *whole = (int)tiles;
+    return parts;
+}
+
+/* The sum of a split product, under the main kernel's tail; counted with
+ * the splits of run.cu. */
+static cudaError_t tb_wg_sum(const tb_gemm_args &g, const float *W, int whole, int parts,
+                             cudaStream_t stream)
+{
+    const int tiles_m = (g.m + TB_WG_BM - 1) / TB_WG_BM, tiles_n = (g.n + TB_WG_BN - 1) / TB_WG_BN;
+    const int nsplit = tiles_m * tiles_n - whole;
+    cudaLaunchAttribute pdl;
+    const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(nsplit, 16), dim3(256), 0, stream, 1, &pdl);
+    cudaError_t e =
+        cudaLaunchKernelEx(&cfg, tb_wg_sum_kernel, g, W, whole, nsplit, parts, tiles_m, tiles_n);
+    if (e != cudaSuccess)
+        cudaGetLastError();
+    else
+        tb_run_count_split();
+    return e;
+}
+
 template <int DP>
 static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream, int full)
 {
@@ -1025,10 +1190,13 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     const int Np = (g.n + TB_WG_ROWPAD - 1) / TB_WG_ROWPAD * TB_WG_ROWPAD;
     const size_t a_el = (size_t)Mp * Kp, b_el = (size_t)Np * Kp;
     /* The persistent kernel splits K itself where its grid would fill the
-     * GPU badly: the partial C's follow the split arrays in the scratch. */
-    const int parts = full ? tb_wgmma_parts(g.m, g.n, g.k, sms) : 1;
-    const size_t ldw = (size_t)(g.n + 31) / 32 * 32;
-    const size_t w_el = parts > 1 ? (size_t)parts * g.m * ldw : 0;
+     * GPU badly: the partial tiles follow the split arrays in the scratch. */
+    const long long tiles = tb_wg_tiles(&g);
+    if (tiles > 0x7fffffffLL)
+        return cudaErrorInvalidConfiguration;
+    int whole = (int)tiles;
+    const int parts = full ? tb_wg_plan(g, sms, &whole) : 1;
+    const size_t w_el = (size_t)(tiles - whole) * parts * TB_WG_TILE_EL;
     float *ws = (float *)tb_run_scratch((2 * (a_el + b_el) + w_el) * sizeof(float), stream);
     if (!ws)
         return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
@@ -1060,28 +1228,26 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
         const int smem = TB_WG_STAGES * TB_WG_STAGE_BYTES + 1024;
         PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
         CUtensorMap mAb, mAs, mBb, mBs;
-        const long long tiles = tb_wg_tiles(&g);
-        if (!enc || tiles * parts > 0x7fffffffLL || !tb_wg_map(enc, &mAb, Ab, Mp, Kp) ||
+        const long long units = whole + (tiles - whole) * parts;
+        if (!enc || units > 0x7fffffffLL || !tb_wg_map(enc, &mAb, Ab, Mp, Kp) ||
             !tb_wg_map(enc, &mAs, As, Mp, Kp) || !tb_wg_map(enc, &mBb, Bb, Np, Kp) ||
             !tb_wg_map(enc, &mBs, Bs, Np, Kp))
             e = cudaErrorNotSupported;
         if (e == cudaSuccess)
             e = tb_wg_smem_attr(tb_wgmma_kernel<DP>, smem, dev, set);
         if (e == cudaSuccess) {
-            const long long units = tiles * parts;
             cudaLaunchAttribute pdl;
             const cudaLaunchConfig_t cfg =
                 tb_pdl_config(dim3(units < sms ? (unsigned)units : (unsigned)sms),
                               dim3(TB_WG_THREADS), smem, stream, 1, &pdl);
             e = cudaLaunchKernelEx(&cfg, tb_wgmma_kernel<DP>, g, mAb, mAs, mBb, mBs, Kp,
                                    (g.m + TB_WG_BM - 1) / TB_WG_BM,
-                                   (g.n + TB_WG_BN - 1) / TB_WG_BN, parts > 1 ? 1 : vec_c, parts,
-                                   W, ldw);
+                                   (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c, whole, parts, W);
             if (e != cudaSuccess)
                 cudaGetLastError();
         }
         if (e == cudaSuccess && parts > 1)
-            e = tb_run_split_sum(W, ldw, (size_t)g.m * ldw, parts, &g, stream);
+            e = tb_wg_sum(g, W, whole, parts, stream);
     }
     /* Freed in stream order, after the kernels that read it, whatever happened. */
     tb_run_scratch_free(ws, stream);
@@ -1119,7 +1285,7 @@ static int tb_wi_map(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, co
 
 template <int AK, int BK>
 static cudaError_t tb_wi_run(const tb_gemm_args &g, const CUtensorMap &mA, const CUtensorMap &mB,
-                             int parts, float *W, size_t ldw, int vec_c, int dev, int sms,
+                             int whole, int parts, float *W, int vec_c, int dev, int sms,
                              cudaStream_t stream)
 {
     static volatile int set[TB_WG_MAX_DEV];
@@ -1127,10 +1293,10 @@ static cudaError_t tb_wi_run(const tb_gemm_args &g, const CUtensorMap &mA, const
     if (e != cudaSuccess)
         return e;
     const int tiles_m = (g.m + TB_WG_BM - 1) / TB_WG_BM, tiles_n = (g.n + TB_WG_BN - 1) / TB_WG_BN;
-    const long long units = (long long)tiles_m * tiles_n * parts;
+    const long long units = whole + ((long long)tiles_m * tiles_n - whole) * parts;
     tb_wgmma_insplit_kernel<AK, BK><<<units < sms ? (int)units : sms, TB_WG_THREADS, TB_WI_SMEM,
                                       stream>>>(g, mA, mB, (g.k + TB_WG_BK - 1) / TB_WG_BK,
-                                                tiles_m, tiles_n, vec_c, parts, W, ldw);
+                                                tiles_m, tiles_n, vec_c, whole, parts, W);
     return cudaGetLastError();
 }
 
@@ -1145,30 +1311,34 @@ static cudaError_t tb_wi_launch(const tb_gemm_args &g, cudaStream_t stream)
     PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
     if (sms == 0 || !enc)
         return cudaErrorNotSupported;
-    const int parts = tb_wgmma_parts(g.m, g.n, g.k, sms);
-    if (tb_wg_tiles(&g) * parts > 0x7fffffffLL)
+    const long long tiles = tb_wg_tiles(&g);
+    if (tiles > 0x7fffffffLL)
+        return cudaErrorInvalidConfiguration;
+    int whole;
+    const int parts = tb_wg_plan(g, sms, &whole);
+    if (whole + (tiles - whole) * parts > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
     /* op(A)(i, p) = A[i*lda + p] is K-major; op(B)(p, j) = B[j*ldb + p] is. */
     const int ak = !g.transa, bk = g.transb;
     CUtensorMap mA, mB;
     if (!tb_wi_map(enc, &mA, g.A, g.lda, g.m, g.k, ak) || !tb_wi_map(enc, &mB, g.B, g.ldb, g.n, g.k, bk))
         return tb_wgmma_launch<1>(&g, stream, 1);   /* a tensor TMA cannot map: the pre-pass */
-    const size_t ldw = (size_t)(g.n + 31) / 32 * 32;
+    const size_t w_el = (size_t)(tiles - whole) * parts * TB_WG_TILE_EL;
     float *W = NULL;
-    if (parts > 1 && !(W = (float *)tb_run_scratch((size_t)parts * g.m * ldw * sizeof(float), stream)))
+    if (parts > 1 && !(W = (float *)tb_run_scratch(w_el * sizeof(float), stream)))
         return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
-    const int vec_c = parts > 1 || (((uintptr_t)g.C % 8 == 0) && (g.ldc % 2 == 0));
+    const int vec_c = ((uintptr_t)g.C % 8 == 0) && (g.ldc % 2 == 0);
     cudaError_t e;
     if (ak && bk)
-        e = tb_wi_run<1, 1>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+        e = tb_wi_run<1, 1>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
     else if (ak)
-        e = tb_wi_run<1, 0>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+        e = tb_wi_run<1, 0>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
     else if (bk)
-        e = tb_wi_run<0, 1>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+        e = tb_wi_run<0, 1>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
     else
-        e = tb_wi_run<0, 0>(g, mA, mB, parts, W, ldw, vec_c, dev, sms, stream);
+        e = tb_wi_run<0, 0>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
     if (e == cudaSuccess && parts > 1)
-        e = tb_run_split_sum(W, ldw, (size_t)g.m * ldw, parts, &g, stream);
+        e = tb_wg_sum(g, W, whole, parts, stream);
     if (W)
         tb_run_scratch_free(W, stream);
     return e;

@@ -3,10 +3,9 @@
  * (every kernel file and run.cu, float and double), the guarded load of four
  * neighbouring elements of an operand and the write of four neighbouring
  * results of one row of C (the CUDA-core kernels, sgemm_01 and sgemm_02),
- * the programmatic dependent launch of a chain of kernels (wgmma and run.cu's
- * split-K sum), and the cp.async tile copies, multistage pipeline, grouped
- * block order and paired stores of C of the mma.sync kernels (sgemm_03 for
- * float, dgemm_01 for double). */
+ * and the cp.async tile copies, multistage pipeline, grouped block order and
+ * paired stores of C of the mma.sync kernels (sgemm_03 for float, dgemm_01
+ * for double). */
 #ifndef TB_KERNEL_COMMON_CUH
 #define TB_KERNEL_COMMON_CUH
 #include "tb_kernels.h"
@@ -36,45 +35,6 @@ static inline int tb_rows16(const void *p, size_t ld, size_t elem)
 static inline int tb_vec_ok(const void *p, size_t ld)
 {
     return tb_rows16(p, ld, sizeof(float));
-}
-
-/* Programmatic dependent launch (sm_90), along a chain of kernels on one
- * stream (wgmma's pre-pass -> main kernel -> split K's sum): a kernel lets
- * the next one launch once all of its own blocks are running
- * (tb_pdl_trigger), and the next one waits for it to finish, its writes
- * visible, before it touches memory (tb_pdl_wait). So a kernel's launch and
- * set-up overlap its predecessor's last wave. Both are no-ops where the
- * launch did not ask for it (tb_pdl_config) or the GPU has no such thing. */
-__device__ __forceinline__ void tb_pdl_trigger()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void tb_pdl_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-
-/* A launch of grid x block threads with smem bytes of dynamic shared memory
- * on stream that may start under its predecessor's tail (pdl != 0), for
- * cudaLaunchKernelEx; attr is the storage of its one attribute. */
-static inline cudaLaunchConfig_t tb_pdl_config(dim3 grid, dim3 block, size_t smem,
-                                               cudaStream_t stream, int pdl,
-                                               cudaLaunchAttribute *attr)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr->val.programmaticStreamSerializationAllowed = pdl;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
 }
 
 /* Load one group of 4 consecutive elements along the contiguous dimension of

@@ -186,12 +186,14 @@ unsigned long long tb_run_split_count(void);
  * none); pure, for tests. tb_dsplit_parts: the same for tb_dgemm_run. */
 int tb_split_parts(int m, int n, int k, int sms);
 int tb_dsplit_parts(int m, int n, int k, int sms);
-/* The K parts of the wgmma kernel's own split (1: none), pure; and the sum
- * that closes it: C = alpha * (W_0 + ... + W_{parts-1}) + beta * C, the
- * partials m x n at stride ldw, wstride elements apart. */
+/* The K parts of the wgmma kernel's own split (1: none), pure: of every
+ * tile of a small grid (tb_wgmma_parts), or of the last wave's tiles of a
+ * larger one (tb_wgmma_tail_parts, for grids the first leaves whole); and
+ * the count of products split (tb_run_split_count) that such a kernel adds
+ * to. */
 int tb_wgmma_parts(int m, int n, int k, int sms);
-cudaError_t tb_run_split_sum(const float *W, size_t ldw, size_t wstride, int parts,
-                             const tb_gemm_args *g, cudaStream_t stream);
+int tb_wgmma_tail_parts(int m, int n, int k, int sms);
+void tb_run_count_split(void);
 size_t tb_run_pool_bytes(void);
 /* Stream-ordered scratch from the same pool for a launcher's own pre-pass
  * (NULL when there is none to be had: the launcher then takes a path that

@@ -1,7 +1,7 @@
 /* tests/test_run_plan.c - what kernels/run.cu decides before it launches
  * anything, checked without a GPU: into how many parts it splits K for a
  * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs;
- * tb_wgmma_parts, the wgmma kernel's own split).
+ * tb_wgmma_parts and tb_wgmma_tail_parts, the wgmma kernel's own splits).
  * The shapes measured on the H200 (docs/kernels.md) are pinned here: 1500
  * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, small
  * outputs with a long K are cut into many parts, and grids that fill the
@@ -19,6 +19,37 @@ static void expect(int m, int n, int k, int want)
     } else {
         failed++;
         printf("FAIL %dx%dx%d: %d parts, want %d\n", m, n, k, got, want);
+    }
+}
+
+/* Each row of t: m, n, k and the parts that plan(m, n, k, 132) must give. */
+static void expect_table(const char *what, int (*plan)(int, int, int, int), const int (*t)[4],
+                         size_t rows)
+{
+    for (size_t i = 0; i < rows; i++) {
+        const int got = plan(t[i][0], t[i][1], t[i][2], 132);
+        if (got == t[i][3]) {
+            passed++;
+        } else {
+            failed++;
+            printf("FAIL %s %dx%dx%d: %d parts, want %d\n", what, t[i][0], t[i][1], t[i][2], got,
+                   t[i][3]);
+        }
+    }
+}
+
+/* plan(m, n, k, 132) gives 1 to 32 parts of ceil(slices / parts) slices of
+ * 32, none empty, each (when split) at least min_chunk slices. */
+static void expect_slices(const char *what, int (*plan)(int, int, int, int), int m, int n, int k,
+                          int min_chunk)
+{
+    const int p = plan(m, n, k, 132), slices = (k + 31) / 32;
+    const int chunk = (slices + p - 1) / p;
+    if (p < 1 || p > 32 || (p > 1 && ((p - 1) * chunk >= slices || chunk < min_chunk))) {
+        failed++;
+        printf("FAIL %s %dx%dx%d: %d parts of %d slices\n", what, m, n, k, p, chunk);
+    } else {
+        passed++;
     }
 }
 
@@ -104,27 +135,26 @@ int main(void)
         {1537, 1537, 1537, 1},  {4096, 4096, 4096, 1},   {8192, 8192, 256, 1},
         {1024, 1024, 500, 1},
     };
-    for (size_t i = 0; i < sizeof wg / sizeof wg[0]; i++) {
-        const int got = tb_wgmma_parts(wg[i][0], wg[i][1], wg[i][2], 132);
-        if (got == wg[i][3]) {
-            passed++;
-        } else {
-            failed++;
-            printf("FAIL wgmma %dx%dx%d: %d parts, want %d\n", wg[i][0], wg[i][1], wg[i][2], got,
-                   wg[i][3]);
-        }
-    }
+    expect_table("wgmma", tb_wgmma_parts, wg, sizeof wg / sizeof wg[0]);
     for (int m = 128; m <= 1600; m += 131)
-        for (int k = 300; k <= 70000; k += 1013) {
-            const int p = tb_wgmma_parts(m, m, k, 132), slices = (k + 31) / 32;
-            const int chunk = (slices + p - 1) / p;
-            if (p < 1 || p > 32 || (p > 1 && ((p - 1) * chunk >= slices || 32 * chunk < 256))) {
-                failed++;
-                printf("FAIL wgmma %dx%dx%d: %d parts of %d slices\n", m, m, k, p, chunk);
-            } else {
-                passed++;
-            }
-        }
+        for (int k = 300; k <= 70000; k += 1013)
+            expect_slices("wgmma", tb_wgmma_parts, m, m, k, 256 / 32);
+    /* The last wave's split (tb_wgmma_tail_parts): a grid of at least one
+     * wave whose last wave holds r tiles runs them in S / r parts, at most
+     * 32, each at least 64 deep (two slices), none empty; grids under a wave
+     * (tb_wgmma_parts' case), grids that fill their waves and last waves of
+     * more than half the SMs stay whole. */
+    static const int tl[][4] = {
+        {777, 9999, 333, 4},    {8192, 8192, 8192, 32}, {16384, 16384, 16384, 8},
+        {4096, 4096, 4096, 1},  {3000, 3000, 3000, 2},  {1234, 5678, 910, 2},
+        {1300, 1700, 900, 6},   {8192, 8192, 256, 4},   {2048, 2048, 2048, 1},
+        {1700, 1300, 40, 1},    {1024, 1024, 1024, 1},  {1408, 1536, 4096, 1},
+        {128, 35072, 512, 8},
+    };
+    expect_table("wgmma tail", tb_wgmma_tail_parts, tl, sizeof tl / sizeof tl[0]);
+    for (int m = 1000; m <= 9000; m += 1377)
+        for (int k = 1; k <= 20000; k += 997)
+            expect_slices("wgmma tail", tb_wgmma_tail_parts, m, m + 313, k, 2);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

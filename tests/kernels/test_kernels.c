@@ -417,7 +417,10 @@ int main(int argc, char **argv)
             /* Fewer 128 x 128 tiles than SMs with a long K: the wgmma
              * kernel splits K inside its persistent grid (tb_wgmma_parts,
              * on the H200: 6, 3, 13, 32 and 5 parts, the fourth 8 slices deep;
-             * the aligned last two are split in shared memory).
+             * the aligned last two are split in shared memory); and larger
+             * grids whose last wave it splits (tb_wgmma_tail_parts, on the
+             * H200: 154 tiles, the last 22 in 6 parts; 274 tiles split in
+             * shared memory, the last 10 in 8).
              * Every transpose, unaligned operands, beta 0 over NaN and beta
              * != 0, inf and NaN planted (the NaN recompute runs over one
              * part's K), wide range. For fp32 on a GPU that runs wgmma,
@@ -433,13 +436,17 @@ int main(int argc, char **argv)
                 /* Aligned small outputs: wgmma splits in shared memory. */
                 {256, 384, 8192, 0, 0, 0, 4, 1, 0, 1.0, 0.0, FILL_WIDE, 1, 0, 0},
                 {300, 200, 6000, 1, 1, 4, 0, 0, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0},
+                /* The last wave in parts, the others whole. */
+                {1300, 1700, 900, 1, 0, 2, 1, 3, 1, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
+                {128, 35072, 512, 0, 1, 0, 0, 0, 0, -1.0, 0.0, FILL_WIDE, 0, 0, 0},
             };
             const tb_kernel_info *wg = tb_kernel_by_name("wgmma");
             const int split_here = dt == TB_F32 && wg && tb_kernel_fits_here(wg) &&
                                    tb_kernel_in_list("wgmma", klist);
             unsigned long long done = 0, want = 0;
             for (size_t i = 0; split_here && i < sizeof sk / sizeof sk[0]; i++) {
-                want += tb_wgmma_parts(sk[i].m, sk[i].n, sk[i].k, sms) > 1;
+                want += tb_wgmma_parts(sk[i].m, sk[i].n, sk[i].k, sms) > 1 ||
+                        tb_wgmma_tail_parts(sk[i].m, sk[i].n, sk[i].k, sms) > 1;
                 const unsigned long long before = tb_run_split_count();
                 run_as(sk[i], dt, "wgmma");
                 done += tb_run_split_count() - before;
