@@ -327,10 +327,10 @@ extern "C" int tb_wgmma_parts(int m, int n, int k, int sms)
  * = S / r (at most TB_MAX_SPLIT, each part at least 64 deep, none empty), so
  * that the last wave takes about 1/q of a tile's time; their partials, q r
  * tiles of 64 KB written and read back once, are small beside a wave.
- * 777 x 9999 x 333 (553 tiles on
- * 132 SMs: 4 waves and 25 tiles) runs its last 25 in 4 parts, 8192^3 (31
- * waves and 4) its last 4 in 32; 4096^3 (7 waves and 100) stays whole. 1:
- * no split. For grids that tb_wgmma_parts leaves whole; pure, for tests. */
+ * 777 x 9999 x 333 (553 tiles on 132 SMs: 4 waves and 25 tiles) runs its
+ * last 25 in 4 parts, 8192^3 (31 waves and 4) its last 4 in 32; 4096^3 (7
+ * waves and 100) stays whole. 1: no split. For grids that tb_wgmma_parts
+ * leaves whole; pure, for tests. */
 extern "C" int tb_wgmma_tail_parts(int m, int n, int k, int sms)
 {
     if (m <= 0 || n <= 0 || k <= 0 || sms <= 0)

@@ -77,11 +77,10 @@ __device__ __forceinline__ void tb_pdl_wait()
 }
 
 /* A launch of grid x block threads with smem bytes of dynamic shared memory
- * on stream that may start under its predecessor's tail (pdl != 0), for
+ * on stream that may start under its predecessor's tail, for
  * cudaLaunchKernelEx; attr is the storage of its one attribute. */
 static inline cudaLaunchConfig_t tb_pdl_config(dim3 grid, dim3 block, size_t smem,
-                                               cudaStream_t stream, int pdl,
-                                               cudaLaunchAttribute *attr)
+                                               cudaStream_t stream, cudaLaunchAttribute *attr)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
@@ -89,7 +88,7 @@ static inline cudaLaunchConfig_t tb_pdl_config(dim3 grid, dim3 block, size_t sme
     cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
     attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr->val.programmaticStreamSerializationAllowed = pdl;
+    attr->val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     return cfg;
@@ -1143,13 +1142,13 @@ static cudaError_t tb_wg_smem_attr(F kern, int bytes, int dev, volatile int *set
 static int tb_wg_plan(const tb_gemm_args &g, int sms, int *whole)
 {
     const long long tiles = tb_wg_tiles(&g);
-    int parts = tb_wgmma_parts(g.m, g.n, g.k, sms);
     *whole = 0;
-    if (parts == 1 && (parts = tb_wgmma_tail_parts(g.m, g.n, g.k, sms)) > 1)
-        *whole = (int)(tiles - tiles % sms);
-    if (parts == 1)
-        *whole = (int)tiles;
-    return parts;
+    const int every = tb_wgmma_parts(g.m, g.n, g.k, sms);
+    if (every > 1)
+        return every;
+    const int last = tb_wgmma_tail_parts(g.m, g.n, g.k, sms);
+    *whole = (int)(last > 1 ? tiles - tiles % sms : tiles);
+    return last;
 }
 
 /* The sum of a split product, under the main kernel's tail; counted with
@@ -1160,7 +1159,7 @@ static cudaError_t tb_wg_sum(const tb_gemm_args &g, const float *W, int whole, i
     const int tiles_m = (g.m + TB_WG_BM - 1) / TB_WG_BM, tiles_n = (g.n + TB_WG_BN - 1) / TB_WG_BN;
     const int nsplit = tiles_m * tiles_n - whole;
     cudaLaunchAttribute pdl;
-    const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(nsplit, 16), dim3(256), 0, stream, 1, &pdl);
+    const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(nsplit, 16), dim3(256), 0, stream, &pdl);
     cudaError_t e =
         cudaLaunchKernelEx(&cfg, tb_wg_sum_kernel, g, W, whole, nsplit, parts, tiles_m, tiles_n);
     if (e != cudaSuccess)
@@ -1239,7 +1238,7 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
             cudaLaunchAttribute pdl;
             const cudaLaunchConfig_t cfg =
                 tb_pdl_config(dim3(units < sms ? (unsigned)units : (unsigned)sms),
-                              dim3(TB_WG_THREADS), smem, stream, 1, &pdl);
+                              dim3(TB_WG_THREADS), smem, stream, &pdl);
             e = cudaLaunchKernelEx(&cfg, tb_wgmma_kernel<DP>, g, mAb, mAs, mBb, mBs, Kp,
                                    (g.m + TB_WG_BM - 1) / TB_WG_BM,
                                    (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c, whole, parts, W);
