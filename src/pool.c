@@ -22,10 +22,10 @@ enum { TB_POOL_MAX = 32, TB_SPIN = 20000 };
  * its low half: the claim and the count it is checked against come from the
  * same instant, so a worker that arrives late, from the previous job, either
  * finds nothing left or takes a part of the job that is running, never a
- * part that job hands out again. (An earlier version kept the two in
- * separate words: a worker stalled between its fetch-and-add on the old job
- * and its read of the new job's count ran a part twice, and `left` reached
- * zero with a part still running; tests/test_pool.c caught it.) A valid
+ * part that job hands out again. (In two separate words, a worker stalled
+ * between its fetch-and-add on the old job and its read of the new job's
+ * count would run a part twice, and `left` would reach zero with a part
+ * still running; tests/test_pool.c checks for that race.) A valid
  * claim keeps `left` above zero, so fn and arg cannot change under it. */
 static unsigned long long tb_job_claim;   /* parts << 32 | next part */
 static struct {
