@@ -255,8 +255,9 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
  * accumulator fragment holds 16 rows of C in pieces of 2 columns, scattered
  * over 8 rows per store: stored directly, each of its stores writes half
  * sectors of 8 rows. Here the warp writes 32 columns of its 16 rows at a
- * time into its own buffer (stg: 16 x TB_WG_STG_LD floats, the padding
- * keeps the 8 rows of a store in different banks), then reads them back a
+ * time into its own buffer (stg: 16 x TB_WG_STG_LD floats; the padding
+ * spreads a store's 8 rows over the banks, two wavefronts for its 256
+ * bytes, where 32 floats a row would take eight), then reads them back a
  * row segment at a time, so that each store to C writes 128 contiguous
  * bytes (vec4: C's rows 16-byte aligned, 4 rows of 128 bytes a store). No
  * other warp touches the buffer: __syncwarp is the only ordering. */
