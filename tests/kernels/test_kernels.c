@@ -580,6 +580,11 @@ int main(int argc, char **argv)
                 {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
                 {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
                 {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5, 1.0, FILL_UNIFORM, 0, 0, 0},
+                /* C's rows 16-byte aligned (ldc 1536, 1540) and n not a
+                 * multiple of 4: wgmma's staged stores in float4 with 3 and
+                 * 1 column left over, beta != 0 read in float4. */
+                {1501, 1535, 700, 0, 0, 0, 0, 1, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0},
+                {1411, 1537, 600, 1, 1, 2, 0, 3, 0, 1.0, 1.0, FILL_WIDE, 1, 0, 0},
             };
             for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
                 run_case(&w[i], klist);
