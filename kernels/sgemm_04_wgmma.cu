@@ -371,6 +371,16 @@ __device__ __forceinline__ tb_gemm_args tb_wg_part(const tb_gemm_args &g, int ro
     return q;
 }
 
+/* tb_wg_part for split unit w of tile (tm, tn): its partial tile, split
+ * tile w.split of part w.p. */
+__device__ __forceinline__ tb_gemm_args tb_wg_unit_part(const tb_gemm_args &g, const tb_wg_unit &w,
+                                                        int tm, int tn, int nsplit, int chunk,
+                                                        float *W)
+{
+    float *Wt = W + ((size_t)w.p * nsplit + w.split) * TB_WG_TILE_EL;
+    return tb_wg_part(g, tm * TB_WG_BM, tn * TB_WG_BN, w.kbeg * TB_WG_BK, chunk * TB_WG_BK, Wt);
+}
+
 /* The epilogue of one work unit: consumer c's 64 rows of tile (tm, tn) to
  * C, or for a split unit to its partial tile (split tile w.split of part
  * w.p). fix_nan = 0 only where no result is NaN (the recompute is a
@@ -390,10 +400,7 @@ __device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const fl
         tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
         return;
     }
-    float *Wt = W + ((size_t)w.p * nsplit + w.split) * TB_WG_TILE_EL;
-    const tb_gemm_args q = tb_wg_part(g, tm * TB_WG_BM, tn * TB_WG_BN, w.kbeg * TB_WG_BK,
-                                      chunk * TB_WG_BK, Wt);
-    tb_wg_store(q, acc, c * 64, 0, 1, fix_nan);
+    tb_wg_store(tb_wg_unit_part(g, w, tm, tn, nsplit, chunk, W), acc, c * 64, 0, 1, fix_nan);
 }
 
 /* Split K's sum: C = alpha * (W_0 + ... + W_{kparts-1}) + beta * C over the
@@ -468,15 +475,12 @@ __device__ __forceinline__ void tb_wg_slow_units(const tb_gemm_args &g, int tile
         const tb_wg_unit w = tb_wg_unit_at(u, whole, nsplit, chunk, ktiles);
         int tm, tn;
         tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
-        const int row0 = tm * TB_WG_BM, col0 = tn * TB_WG_BN;
-        if (w.split < 0) {
-            tb_wg_slow_tile(g, row0, col0, TB_WG_BM, TB_WG_BN, threadIdx.x, blockDim.x);
-            continue;
-        }
-        float *Wt = W + ((size_t)w.p * nsplit + w.split) * TB_WG_TILE_EL;
-        const tb_gemm_args q =
-            tb_wg_part(g, row0, col0, w.kbeg * TB_WG_BK, chunk * TB_WG_BK, Wt);
-        tb_wg_slow_tile(q, 0, 0, TB_WG_BM, TB_WG_BN, threadIdx.x, blockDim.x);
+        if (w.split < 0)
+            tb_wg_slow_tile(g, tm * TB_WG_BM, tn * TB_WG_BN, TB_WG_BM, TB_WG_BN, threadIdx.x,
+                            blockDim.x);
+        else
+            tb_wg_slow_tile(tb_wg_unit_part(g, w, tm, tn, nsplit, chunk, W), 0, 0, TB_WG_BM,
+                            TB_WG_BN, threadIdx.x, blockDim.x);
     }
 }
 
