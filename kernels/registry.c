@@ -71,9 +71,10 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
  * the launcher picks the tile by grid size, not by device, so the kernel
  * needs the larger. */
 #define TB_SMEM_TF32 147456
-/* sgemm_04: 3 stages of 64 KB + 1 KB for 1024-byte alignment, dynamic,
- * and 48 bytes of mbarriers, static; wgmma-simple: 48 KB + 1 KB, dynamic. */
-#define TB_SMEM_WGMMA (3 * 65536 + 1024 + 48)
+/* sgemm_04: 3 stages of 64 KB, the consumer warps' staged C (8 x 16 x 36
+ * floats) and 1 KB for 1024-byte alignment, dynamic, and 48 bytes of
+ * mbarriers, static; wgmma-simple: 48 KB + 1 KB, dynamic. */
+#define TB_SMEM_WGMMA (3 * 65536 + 8 * 16 * 36 * 4 + 1024 + 48)
 #define TB_SMEM_WGMMA_SIMPLE (48 * 1024 + 1024)
 /* wgmma-insplit: 3 raw stages of 32 KB, 2 split buffers of 64 KB, 1 KB for
  * alignment, dynamic; 48 bytes of mbarriers, static. */
@@ -84,6 +85,9 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
  * 10.x); where 216 KB fit, dmma and dmma-884 take 3 stages of (128 x 36 +
  * 128 x 36) doubles (slices of 32) instead. */
 #define TB_SMEM_DTILED16 4096
+/* gemm_05_small: 2 x 32 x 36 elements, static. */
+#define TB_SMEM_SMALL (2 * 32 * 36 * 4)
+#define TB_SMEM_DSMALL (2 * 32 * 36 * 8)
 #define TB_SMEM_DMMA (4 * (128 * 20 + 128 * 20) * 8)
 
 /* The last three fields of an fp32 entry: no fp64 launcher. */
@@ -93,6 +97,10 @@ static const tb_kernel_info tb_kernels[] = {
     {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
      tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_TILED16,
      TB_FP32},
+    /* Small products (tb_kernel_small_for), whatever their shape; its K
+     * split takes scratch. */
+    {"small", "small products: 32x32 tiles, 4x4 register micro-tiles, K split across the grid",
+     tb_launch_small, NULL, 5, 32, 32, 32, 0, 0, 4, 4, 64, 0, 1, 80, 0, TB_SMEM_SMALL, TB_FP32},
     {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem",
      tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_REGBLOCK,
      TB_FP32},
@@ -138,6 +146,9 @@ static const tb_kernel_info tb_kernels[] = {
     {"dtiled16", "fp64 seed: 16x16 shared-memory tiles, one thread per element of C", NULL, NULL,
      0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_DTILED16, TB_F64, tb_launch_dtiled16,
      NULL},
+    {"dsmall", "fp64 small products: 32x32 tiles, 4x4 register micro-tiles, K split across the grid",
+     NULL, NULL, 5, 32, 32, 32, 0, 0, 4, 4, 64, 0, 1, 80, 0, TB_SMEM_DSMALL, TB_F64,
+     tb_launch_dsmall, NULL},
     {"dmma", "fp64 tensor cores: mma.sync f64, double-buffered fragments, cp.async pipeline",
      NULL, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
      tb_launch_dmma, NULL},
@@ -182,29 +193,32 @@ int tb_kernel_in_list(const char *name, const char *list)
     return 0;
 }
 
-/* Small products go to the seed kernel. Its 16 x 16 tiles give a 256^3
- * product 256 blocks, where the tensor-core kernel's 64 x 128 tiles give 8
- * of the 132 SMs work and each of them walks all of K: a product this
- * small is a chain of latencies, and more blocks in parallel shorten it.
- * bench_kernels on the H200 (device buffers): 128^3 0.009 ms
- * against 0.018, 256^3 0.014 against 0.025, 450^3 0.039 against 0.051,
- * 100x300x500 0.020 against 0.042, 64x64x2048 0.055 against 0.146,
- * 300x100x2000 0.057 against 0.133; the tensor cores win from 512^3
- * (0.046 against 0.038, 2.7e8 flops). */
-#define TB_SEED_MAX_FLOPS 2.2e8
-/* fp64, dtiled16 against dmma on the H200 (bench_kernels --dtype double):
- * the seed wins up to 256^3 (0.020 ms against 0.027) and wherever dmma's
- * 64 x 128 tiles leave it under 16 blocks: 100x300x500 0.030 against
- * 0.049, 64x64x2048 0.068 against 0.158, 300x100x2000 (1.2e8 flops) 0.094
- * against 0.164; dmma wins from 384^3 (18 blocks, 0.035 against 0.040).
- * Above 2.2e8 flops dmma splits K (kernels/run.cu) and wins however few
- * its blocks. */
-#define TB_DSEED_MAX_FLOPS 4e7
-#define TB_DSEED_FEW_BLOCKS 16
+/* Small products go to the small kernel (gemm_05_small.cu): 32 x 32 tiles
+ * and K cut across the grid give a 256^3 product a few hundred blocks, where
+ * the tensor-core kernels' 128 x 128 tiles give 4 of the 132 SMs work and
+ * each walks all of K: a product this small is a chain of latencies, and
+ * more blocks in parallel shorten it. bench_kernels on the H200 (device
+ * buffers, ms, small against the best tensor-core kernel): 256^3 0.015
+ * against 0.025, 450^3 0.027 against 0.051, 64x64x2048 0.016 against
+ * 0.146, 96x96x8192 0.025 against 0.207 (split K); the tensor cores win
+ * from about 2.2e8 flops where their grid fills the GPU (600^3 0.030
+ * against 0.041). */
+#define TB_SMALL_MAX_FLOPS 2.2e8
+/* fp64, dsmall against dmma on the H200 (bench_kernels --dtype double):
+ * the small kernel wins up to 256^3 and wherever dmma's 64 x 128 tiles
+ * leave it under 16 blocks: 64x64x2048 0.036 against 0.158 (96x96x8192),
+ * 300x100x2000 0.033 against 0.160, 200x200x4000 (3.2e8 flops) 0.065
+ * against 0.322; dmma wins from 512^3 (32 blocks, 0.035 against 0.052).
+ * From TB_NO_SPLIT_FLOPS up dmma splits K itself (kernels/run.cu). */
+#define TB_DSMALL_MAX_FLOPS 4e7
+#define TB_DSMALL_FEW_BLOCKS 16
+/* Below this the tensor-core kernels other than wgmma never split K
+ * (tb_split_parts, tb_dsplit_parts). */
+#define TB_NO_SPLIT_FLOPS (2.0 * 768 * 768 * 768)
 
 int tb_kernel_small(int m, int n, int k)
 {
-    return 2.0 * m * (double)n * k <= TB_SEED_MAX_FLOPS;
+    return 2.0 * m * (double)n * k <= TB_SMALL_MAX_FLOPS;
 }
 
 int tb_kernel_small_for(tb_dtype t, int m, int n, int k)
@@ -213,8 +227,19 @@ int tb_kernel_small_for(tb_dtype t, int m, int n, int k)
         return tb_kernel_small(m, n, k);
     const double flops = 2.0 * m * (double)n * k;
     const long long blocks64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
-    return flops <= TB_DSEED_MAX_FLOPS ||
-           (flops <= TB_SEED_MAX_FLOPS && blocks64 < TB_DSEED_FEW_BLOCKS);
+    return flops <= TB_DSMALL_MAX_FLOPS ||
+           (flops < TB_NO_SPLIT_FLOPS && blocks64 < TB_DSMALL_FEW_BLOCKS);
+}
+
+/* The small-product kernel of type t (gemm_05_small.cu). */
+static const tb_kernel_info *tb_small(tb_dtype t)
+{
+    int n;
+    const tb_kernel_info *k = tb_kernel_list(&n);
+    for (int i = 0; i < n; i++)
+        if (t == TB_F64 ? k[i].dlaunch == tb_launch_dsmall : k[i].launch == tb_launch_small)
+            return &k[i];
+    return &k[0];
 }
 
 /* The seed kernel of type t: the first entry of that type. */
@@ -287,12 +312,22 @@ static const tb_kernel_info *tb_pick(tb_dtype t, const void *args, int m, int n,
 {
     int dev, major, minor, smem;
     const tb_kernel_info *best = NULL;
+    /* Both support every call; the small kernel's split takes scratch. */
     if (tb_kernel_small_for(t, m, n, k))
-        return tb_seed(t);   /* the seed supports every call */
+        return scratch_ok ? tb_small(t) : tb_seed(t);
     if (cudaGetDevice(&dev) != cudaSuccess)
         cudaGetLastError();
-    else if (tb_device_caps(dev, &major, &minor, &smem))
+    else if (tb_device_caps(dev, &major, &minor, &smem)) {
         best = tb_best(t, args, major, minor, smem, scratch_ok);
+        /* The GPU's best kernel declined a product too small for its grid
+         * (wgmma: under a quarter of a wave of work units,
+         * tb_wgmma_supports) and the next would not split K: the small
+         * kernel's many blocks serve it better. H200, fp32: 512^3 0.028
+         * ms against tf32x3's 0.039, 256x1024x512 0.028 against 0.038. */
+        if (best && scratch_ok && best != tb_best(t, NULL, major, minor, smem, 1) &&
+            2.0 * m * (double)n * k < TB_NO_SPLIT_FLOPS)
+            best = tb_small(t);
+    }
     /* Nothing fits (a GPU older than the build, or CUDA cannot say): the
      * seed kernel, whose launch then fails and the call runs on the CPU. */
     return best ? best : tb_seed(t);
@@ -385,7 +420,7 @@ cudaError_t tb_gemm_launch(const tb_gemm *g, const tb_kernel_info *kern, int who
 
 int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_optin)
 {
-    if (k == tb_seed(k->dtype))
+    if (k == tb_seed(k->dtype) || k == tb_small(k->dtype))
         return 1;
     if (k->rank < 0 || !tb_kernel_fits(k, major, minor, smem_optin))
         return 0;
@@ -443,6 +478,10 @@ cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
             }
         }
     }
+    /* The split sum that the small kernel's split launches (run.cu), for
+     * each element type, on one element. */
+    for (int t = TB_F32; t <= TB_F64 && e == cudaSuccess; t++)
+        e = tb_run_split_sum((tb_dtype)t, buf, 1, 1, 1, 1, 1, 1.0, 0.0, buf + ROW, 1, stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(stream);
     cudaFree(buf);

@@ -393,10 +393,22 @@ tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int
 {
     for (int r = blockIdx.y; r < m; r += gridDim.y)
         for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
+            /* Loads eight parts at a time before adding them (a sum over
+             * many parts is a chain of loads otherwise), in part order. */
             const T *w = W + (size_t)r * ldw + c;
             T s = w[0];
-            for (int p = 1; p < parts; p++)
-                s += w[p * wstride];
+            int p = 1;
+            for (; p + 8 <= parts; p += 8) {
+                T v[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    v[u] = w[(size_t)(p + u) * wstride];
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    s += v[u];
+            }
+            for (; p < parts; p++)
+                s += w[(size_t)p * wstride];
             T *d = C + (size_t)r * ldc + c;
             *d = beta == T(0) ? alpha * s : alpha * s + beta * *d;
         }
@@ -414,8 +426,22 @@ static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int pa
     return cudaGetLastError();
 }
 
-/* A product that a kernel split itself (wgmma), counted with the splits
- * made here. */
+/* The same sum for a kernel that split K itself (gemm_05_small.cu): its
+ * parts' sums at W (elements of dtype), alpha and beta as tb_gemm keeps
+ * them. */
+extern "C" cudaError_t tb_run_split_sum(tb_dtype dtype, const void *W, size_t ldw, size_t wstride,
+                                        int parts, int m, int n, double alpha, double beta,
+                                        void *C, size_t ldc, cudaStream_t stream)
+{
+    if (dtype == TB_F64)
+        return tb_split_close<double>((const double *)W, ldw, wstride, parts, m, n, alpha, beta,
+                                      (double *)C, ldc, stream);
+    return tb_split_close<float>((const float *)W, ldw, wstride, parts, m, n, (float)alpha,
+                                 (float)beta, (float *)C, ldc, stream);
+}
+
+/* A product that a kernel split itself (wgmma, small), counted with the
+ * splits made here. */
 extern "C" void tb_run_count_split(void)
 {
     __atomic_add_fetch(&tb_splits, 1ULL, __ATOMIC_RELAXED);

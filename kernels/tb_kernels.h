@@ -129,13 +129,14 @@ const tb_kernel_info *tb_kernel_by_name(const char *name);
 /* Whether name is one of the comma-separated names in list (NULL: every
  * name is); the kernel benchmark's and tests' --kernels option. */
 int tb_kernel_in_list(const char *name, const char *list);
-/* The preferred kernel that supports args on the current device: the seed
+/* The preferred kernel that supports args on the current device: the small
  * kernel for a small product (tb_kernel_small), else the highest rank among
  * those that fit the device (tb_kernel_fits) and whose supports() accepts
  * args; the seed kernel when none does or the device cannot be asked. */
 const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args);
 /* The same among the kernels that take no scratch of their own (a caller
- * held to a device memory cap). */
+ * held to a device memory cap): the seed, not the small kernel, for a small
+ * product. */
 const tb_kernel_info *tb_kernel_pick_no_scratch(const tb_gemm_args *args);
 int tb_kernel_small(int m, int n, int k);
 /* Pure, for tests: whether kernel k can run on a GPU of compute capability
@@ -149,17 +150,18 @@ const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin)
  * tb_kernel_default_for(TB_F32, ...)). */
 const tb_kernel_info *tb_kernel_default_for(tb_dtype t, int major, int minor, int smem_optin);
 /* Whether an m x n x k product of element type t is small enough for that
- * type's seed kernel (tb_kernel_small for TB_F32). */
+ * type's small kernel (tb_kernel_small for TB_F32). */
 int tb_kernel_small_for(tb_dtype t, int m, int n, int k);
 /* Whether k fits the current device (0 when CUDA cannot say). */
 int tb_kernel_fits_here(const tb_kernel_info *k);
 /* Whether the default pick (tb_kernel_pick, tb_dkernel_pick) can return k
- * on a GPU of these properties: the seed of k's type, or a kernel of rank
- * >= 0 that fits and has no kernel of its type above it that fits and
- * takes every product. Pure, for tests. */
+ * on a GPU of these properties: the seed or the small kernel of k's type,
+ * or a kernel of rank >= 0 that fits and has no kernel of its type above
+ * it that fits and takes every product. Pure, for tests. */
 int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_optin);
 /* Load the code of every kernel the default pick can return on this GPU
- * (one launch each on a 1 x 1 x 1 product, on `stream`, waited for), so
+ * (one launch each on a 1 x 1 x 1 product, on `stream`, waited for) and of
+ * the split sum, so
  * that no call pays for CUDA's lazy loading; stops before the next kernel
  * once *stop is set. */
 cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop);
@@ -194,6 +196,16 @@ int tb_dsplit_parts(int m, int n, int k, int sms);
 int tb_wgmma_parts(int m, int n, int k, int sms);
 int tb_wgmma_tail_parts(int m, int n, int k, int sms);
 void tb_run_count_split(void);
+/* C = alpha * (W_0 + ... + W_{parts-1}) + beta * C for an m x n C, the W_s
+ * being a kernel's own K parts (row stride ldw, wstride elements apart, of
+ * type dtype), added in order; on `stream`. */
+cudaError_t tb_run_split_sum(tb_dtype dtype, const void *W, size_t ldw, size_t wstride, int parts,
+                             int m, int n, double alpha, double beta, void *C, size_t ldc,
+                             cudaStream_t stream);
+/* gemm_05_small.cu's split along K (pure, for tests): how many parts an
+ * m x n x k product takes on `sms` SMs (1: whole), and each part's depth. */
+int tb_small_parts(int m, int n, int k, int sms);
+int tb_small_slice(int k, int parts);
 size_t tb_run_pool_bytes(void);
 /* Stream-ordered scratch from the same pool for a launcher's own pre-pass
  * (NULL when there is none to be had: the launcher then takes a path that
@@ -209,6 +221,10 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin);
 
 /* Launchers, one per kernel file. gemm_00_tiled16.cu: the seed. */
 cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream);
+/* gemm_05_small.cu: small products, 32x32 tiles, 4x4 micro-tiles, K split
+ * across the grid; float and double. */
+cudaError_t tb_launch_small(const tb_gemm_args *args, cudaStream_t stream);
+cudaError_t tb_launch_dsmall(const tb_dgemm_args *args, cudaStream_t stream);
 /* sgemm_01_regblock.cu: 128x128 tiles, 8x8 register micro-tiles */
 cudaError_t tb_launch_regblock(const tb_gemm_args *args, cudaStream_t stream);
 /* sgemm_02_warptile.cu: warp tiles, double-buffered shared memory */

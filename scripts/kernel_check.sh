@@ -75,9 +75,9 @@ echo "test_registry: exit $?; $(tail -1 "$OUT/test_registry.log")"
 # The kernels under compute-sanitizer by default, and the benchmark's type
 # (bench_kernels runs one type at a time; DTYPE=all benchmarks fp32).
 case $DTYPE in
-    double) san_default=dtiled16,dmma,dmma-884,dmma-k16,run-dmma; bench_dtype=double ;;
-    all) san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884,dmma-k16; bench_dtype=float ;;
-    *) san_default=regblock,warptile,tf32x3,tf32-fast,wgmma-simple; bench_dtype=float ;;
+    double) san_default=dtiled16,dsmall,dmma,dmma-884,dmma-k16,run-dmma; bench_dtype=double ;;
+    all) san_default=small,dsmall,regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884,dmma-k16; bench_dtype=float ;;
+    *) san_default=small,regblock,warptile,tf32x3,tf32-fast,wgmma-simple; bench_dtype=float ;;
 esac
 targs="--dtype $DTYPE"
 

@@ -47,20 +47,18 @@ void tb_rates_publish(const tb_rates *r)
     __atomic_store_n(&tb_rates_now, r, __ATOMIC_RELEASE);
 }
 
-/* The seed kernel, which small products run on (kernels/registry.c): a
- * launch, then a chain of K/16 phases, each a load and two barriers, or
- * its arithmetic, whichever is longer. bench_kernels on the H200:
- * 64x64x2048, 128 phases, 0.055 ms; 300x100x2000 0.057; 128x128x1024
- * and 32x32x1024, 64 phases, 0.031 and 0.030; 450^3, bound by arithmetic,
- * 0.039 ms at 4.7 TFLOP/s. */
-#define TB_SEED_LAUNCH_S 5e-6
-#define TB_SEED_PHASE_S 0.4e-6
-#define TB_SEED_FLOPS 5.5e12
+/* The small kernel, which small products run on (kernels/registry.c,
+ * gemm_05_small.cu): a launch and its split's sum, then the arithmetic.
+ * bench_kernels on the H200, fp32: 128^3 0.013 ms, 64x64x2048 0.016,
+ * 450^3 0.027, 96x96x8192 0.025, 300x100x2000 0.023; fp64: 96x96x8192
+ * 0.036, 300x100x2000 0.033, 200x200x4000 0.065. */
+#define TB_SMALL_FIXED_S 12e-6
+#define TB_SMALL_FLOPS 1.2e13
+#define TB_DSMALL_FLOPS 6e12
 
-double tb_seed_kernel_s(int k, double flop)
+double tb_small_kernel_s(int dp, double flop)
 {
-    double phases = (k + 15) / 16 * TB_SEED_PHASE_S, arith = flop / TB_SEED_FLOPS;
-    return TB_SEED_LAUNCH_S + (phases > arith ? phases : arith);
+    return TB_SMALL_FIXED_S + flop / (dp ? TB_DSMALL_FLOPS : TB_SMALL_FLOPS);
 }
 
 /* The GPU path (pipeline.c) uploads op(B) first, then streams panels of A
@@ -120,7 +118,7 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     double panels = tb_plan_panels(p, &pl);
     double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / gpu_flops;
     if (panels == 1.0 && tb_kernel_small_for((tb_dtype)p->prec, p->m, p->n, p->k))
-        compute = tb_seed_kernel_s(p->k, flop);
+        compute = tb_small_kernel_s(dp, flop);
     double tail = c_out / panels / r->d2h_bps;
     double body = panels > 1.0 ? (stream > compute + tail ? stream : compute + tail) : stream + compute;
     *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + body;

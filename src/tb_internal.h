@@ -267,8 +267,8 @@ TB_HIDDEN tb_problem tb_grid_shape(int i, int j, int l, const void *A, const voi
 TB_HIDDEN void tb_grid_monotone(tb_rates *r, int route);
 /* 1 when the grid shape at [i][j][l] is one calibrate.c measures. */
 TB_HIDDEN int tb_grid_wanted(int i, int j, int l);
-/* The seed kernel's time for a small product with this K and flops. */
-TB_HIDDEN double tb_seed_kernel_s(int k, double flop);
+/* The small kernel's time for a small product of these flops (dp: fp64). */
+TB_HIDDEN double tb_small_kernel_s(int dp, double flop);
 
 /* ---- Functions in reason.c: the reasons' words ---- */
 /* The reason's word; for TB_WHY_GPU_FAILED "gpu-failed". */

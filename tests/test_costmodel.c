@@ -1,6 +1,6 @@
 /* tests/test_costmodel.c - unit tests of the predictions (costmodel.c) and
  * the panel plan they share with the pipeline (plan.c): the formulas'
- * regimes, the seed kernel's phases, C's memory traffic on the CPU, the
+ * regimes, the small kernel's time, C's memory traffic on the CPU, the
  * small-call grid's interpolation, clamp, edges and monotone repair, and
  * published rates. Linked against the library's objects. */
 #include "unit_check.h"
@@ -20,24 +20,30 @@ static void test_model(void)
     tb_predict(&p, &cpu_s, &gpu_s);
     CHECK(gpu_s < cpu_s, "2048^3 is predicted faster on the GPU (%.2f ms vs %.2f ms)", gpu_s * 1e3, cpu_s * 1e3);
 
-    /* Small products run on the seed kernel, and the model counts its
-     * phases: a long K costs far more than its flops say (64x64x2048: 55
-     * us measured on the H200; 0.4 us at the tensor-core rate). */
+    /* Small products run on the small kernel, priced by a launch and its
+     * flops (H200: 64x64x2048 0.016 ms, 450^3 0.027; fp64 200x200x4000
+     * 0.065), not at the tensor-core rate (0.4 us for 64x64x2048). */
     CHECK(tb_kernel_small(256, 256, 256) && tb_kernel_small(64, 64, 2048) &&
           !tb_kernel_small(512, 512, 512) && !tb_kernel_small(2048, 2048, 2048),
-          "the seed kernel below 2.2e8 flops only");
-    const double seed = tb_seed_kernel_s(2048, 2.0 * 64 * 64 * 2048);
-    CHECK(seed > 45e-6 && seed < 65e-6, "64x64x2048 on the seed kernel: %.1f us", seed * 1e6);
-    double pc_long, pg_long, pc_short, pg_short;
+          "the small kernel below 2.2e8 flops only");
+    const double s64 = tb_small_kernel_s(0, 2.0 * 64 * 64 * 2048);
+    const double s450 = tb_small_kernel_s(0, 2.0 * 450 * 450 * 450);
+    const double d200 = tb_small_kernel_s(1, 2.0 * 200 * 200 * 4000);
+    CHECK(s64 > 10e-6 && s64 < 20e-6 && s450 > 22e-6 && s450 < 32e-6 && d200 > 50e-6 &&
+              d200 < 80e-6,
+          "the small kernel: 64x64x2048 %.1f us, 450^3 %.1f us, fp64 200x200x4000 %.1f us",
+          s64 * 1e6, s450 * 1e6, d200 * 1e6);
+    double pc_small, pg_small, pc_big, pg_big;
     c = row_nn(64, 64, 2048);
     tb_normalise(&c, &p);
-    tb_predict(&p, &pc_long, &pg_long);
-    c = row_nn(512, 512, 32);   /* the same flops, a short K */
+    tb_predict(&p, &pc_small, &pg_small);
+    CHECK(pg_small > s64 && pc_small > 0.0, "64x64x2048 on the GPU: %.1f us, the kernel and more",
+          pg_small * 1e6);
+    c = row_nn(450, 450, 450);
     tb_normalise(&c, &p);
-    tb_predict(&p, &pc_short, &pg_short);
-    CHECK(pg_long > pg_short + 30e-6 && pc_long > 0.0 && pc_short > 0.0,
-          "a long K costs the seed kernel phases (%.1f against %.1f us, though the short K moves "
-          "2.3x the bytes)", pg_long * 1e6, pg_short * 1e6);
+    tb_predict(&p, &pc_big, &pg_big);
+    CHECK(pg_big > pg_small, "450^3 costs the GPU more than 64x64x2048 (%.1f against %.1f us)",
+          pg_big * 1e6, pg_small * 1e6);
     /* One core writes C too: a rank-1 update with 64 MB of C is not 0.24 ms. */
     c = row_nn(4000, 4000, 1);
     tb_normalise(&c, &p);

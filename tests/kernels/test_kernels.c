@@ -464,6 +464,40 @@ int main(int argc, char **argv)
             for (size_t i = 0; (!klist || strcmp(klist, "wgmma") != 0) && i < sizeof sk / sizeof sk[0]; i++)
                 run_as(sk[i], dt, klist);
         }
+        if (!quick && maxs >= 450) {
+            /* The small kernel's split along K (gemm_05_small.cu): small
+             * outputs with a long K, a 1 x 1 dot product, a ragged last
+             * part; every transpose, unaligned operands, beta 0 over NaN and
+             * beta != 0, inf and NaN planted, wide range. Each product that
+             * tb_small_parts splits must be split, and every result right. */
+            tcase sm[] = {
+                {64, 64, 2048, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {100, 300, 500, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0},
+                {33, 47, 3001, 1, 1, 1, 0, 0, 1, 2.0, 0.5, FILL_WIDE, 0, 0, 0},
+                {450, 450, 450, 0, 1, 0, 4, 4, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+                {1, 1, 5000, 0, 0, 0, 0, 0, 0, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0},
+                {300, 17, 777, 1, 1, 2, 2, 1, 1, 1.0, 0.0, FILL_WIDE, 1, 0, 0},
+            };
+            const char *sname = dt == TB_F64 ? "dsmall" : "small";
+            const tb_kernel_info *sk = tb_kernel_by_name(sname);
+            if (sk && tb_kernel_fits_here(sk) && tb_kernel_in_list(sname, klist)) {
+                unsigned long long want = 0;
+                const unsigned long long before = tb_run_split_count();
+                for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
+                    want += tb_small_parts(sm[i].m, sm[i].n, sm[i].k, sms) > 1;
+                    run_as(sm[i], dt, sname);
+                }
+                const unsigned long long done = tb_run_split_count() - before;
+                if (done != want || want == 0) {
+                    printf("FAIL %s: %llu products split along K, %llu planned\n", sname, done,
+                           want);
+                    n_fail++;
+                } else {
+                    printf("ok   %s: %llu products split along K (%d SMs)\n", sname, done, sms);
+                    n_pass++;
+                }
+            }
+        }
         const char *runk = dt == TB_F64 ? "run-dmma" : "run-tf32x3";
         char both[32];
         snprintf(both, sizeof both, "run,%s", runk);

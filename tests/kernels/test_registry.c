@@ -29,16 +29,16 @@ static const struct gpu {
     const char *want64;        /* the same for fp64 */
 } gpus[] = {
     {"A100", 8, 0, 163 * KIB, "tf32x3", "dmma"},
-    {"A10", 8, 6, 99 * KIB, "warptile", "dtiled16"},
-    {"RTX 3090", 8, 6, 99 * KIB, "warptile", "dtiled16"},
-    {"L4", 8, 9, 99 * KIB, "warptile", "dtiled16"},
-    {"L40S", 8, 9, 99 * KIB, "warptile", "dtiled16"},
-    {"RTX 4090", 8, 9, 99 * KIB, "warptile", "dtiled16"},
+    {"A10", 8, 6, 99 * KIB, "warptile", "dsmall"},
+    {"RTX 3090", 8, 6, 99 * KIB, "warptile", "dsmall"},
+    {"L4", 8, 9, 99 * KIB, "warptile", "dsmall"},
+    {"L40S", 8, 9, 99 * KIB, "warptile", "dsmall"},
+    {"RTX 4090", 8, 9, 99 * KIB, "warptile", "dsmall"},
     {"H100", 9, 0, 227 * KIB, "wgmma", "dmma"},
     {"H200", 9, 0, 227 * KIB, "wgmma", "dmma"},
     {"B200", 10, 0, 227 * KIB, "tf32x3", "dmma"},
     {"B300", 10, 3, 227 * KIB, "tf32x3", "dmma"},
-    {"RTX 5090", 12, 0, 99 * KIB, "warptile", "dtiled16"},
+    {"RTX 5090", 12, 0, 99 * KIB, "warptile", "dsmall"},
 };
 #define NGPUS ((int)(sizeof gpus / sizeof gpus[0]))
 
@@ -139,16 +139,21 @@ int main(void)
     CHECK(dmma && tb_kernel_fits(dmma, 8, 0, dmma->smem), "dmma at its exact need");
     CHECK(dmma && !tb_kernel_fits(dmma, 8, 0, dmma->smem - 1), "dmma one byte short");
     d = tb_kernel_default_for(TB_F64, 8, 0, 160 * KIB - 1);
-    CHECK(d && strcmp(d->name, "dtiled16") == 0, "8.0 with 160 KiB - 1, fp64: %s",
+    CHECK(d && strcmp(d->name, "dsmall") == 0, "8.0 with 160 KiB - 1, fp64: %s",
           d ? d->name : "(none)");
     CHECK(tb_kernel_default_for(TB_F64, 7, 5, 64 * KIB) == NULL, "7.5, fp64");
 
-    /* A small product takes the seed kernel without asking the device; a
-     * large one, without a device to ask, the seed kernel too, and with one
-     * a kernel that fits it. */
+    /* A small product takes the small kernel without asking the device (the
+     * seed without scratch); a large one, without a device to ask, the seed
+     * kernel, and with one a kernel that fits it. */
     tb_gemm_args small = {256, 256, 256, 0, 0, 1.0f, 0.0f, NULL, 256, NULL, 256, NULL, 256};
     tb_gemm_args large = {4096, 4096, 4096, 0, 0, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096};
-    CHECK(tb_kernel_pick(&small) == seed, "small product: %s", tb_kernel_pick(&small)->name);
+    const tb_kernel_info *smallk = tb_kernel_by_name("small"), *dsmallk = tb_kernel_by_name("dsmall");
+    CHECK(smallk && smallk->takes_scratch && dsmallk && dsmallk->dtype == TB_F64,
+          "the small kernels");
+    CHECK(tb_kernel_pick(&small) == smallk, "small product: %s", tb_kernel_pick(&small)->name);
+    CHECK(tb_kernel_pick_no_scratch(&small) == seed, "small product without scratch: %s",
+          tb_kernel_pick_no_scratch(&small)->name);
     int dev = -1, major, minor, smem;
     const int have = cudaGetDevice(&dev) == cudaSuccess && tb_device_caps(dev, &major, &minor, &smem);
     const tb_kernel_info *p = tb_kernel_pick(&large), *q = tb_kernel_pick_no_scratch(&large);
@@ -158,6 +163,13 @@ int main(void)
         CHECK(tb_kernel_fits(p, major, minor, smem), "%s does not fit this device", p->name);
         CHECK(tb_kernel_fits(q, major, minor, smem) && !q->takes_scratch, "%s", q->name);
         CHECK(tb_kernel_fits_here(p), "%s: tb_kernel_fits_here", p->name);
+        /* A product that the wgmma kernel declines as too small for its
+         * grid (16 tiles of 128 x 128 on a Hopper GPU) runs on the small
+         * kernel, not on the next tensor-core kernel. */
+        tb_gemm_args starved = {512, 512, 512, 0, 0, 1.0f, 0.0f, NULL, 512, NULL, 512, NULL, 512};
+        if (!strcmp(p->name, "wgmma"))
+            CHECK(tb_kernel_pick(&starved) == smallk, "512^3 on %s: %s", p->name,
+                  tb_kernel_pick(&starved)->name);
     } else {
         cudaGetLastError();
         CHECK(p == seed && q == seed, "no device: %s, %s", p->name, q->name);
@@ -167,7 +179,10 @@ int main(void)
     /* The same for fp64, and through src/'s generic tb_gemm. */
     tb_dgemm_args dsmall = {256, 256, 256, 0, 0, 1.0, 0.0, NULL, 256, NULL, 256, NULL, 256};
     tb_dgemm_args dlarge = {4096, 4096, 4096, 0, 0, 1.0, 0.0, NULL, 4096, NULL, 4096, NULL, 4096};
-    CHECK(tb_dkernel_pick(&dsmall) == dseed, "small fp64 product: %s", tb_dkernel_pick(&dsmall)->name);
+    CHECK(tb_dkernel_pick(&dsmall) == dsmallk, "small fp64 product: %s",
+          tb_dkernel_pick(&dsmall)->name);
+    CHECK(tb_dkernel_pick_no_scratch(&dsmall) == dseed, "small fp64 product without scratch: %s",
+          tb_dkernel_pick_no_scratch(&dsmall)->name);
     const tb_kernel_info *dp = tb_dkernel_pick(&dlarge), *dq = tb_dkernel_pick_no_scratch(&dlarge);
     CHECK(dp->dtype == TB_F64 && dq->dtype == TB_F64 && !dq->takes_scratch, "fp64 picks %s, %s",
           dp->name, dq->name);
@@ -185,7 +200,8 @@ int main(void)
     CHECK(tb_kernel_choose(&gs, 1) == p && tb_kernel_choose(&gs, 0) == q, "tb_kernel_choose fp32");
     CHECK(tb_kernel_choose(&gd, 1) == dp && tb_kernel_choose(&gd, 0) == dq, "tb_kernel_choose fp64");
     gs.m = gs.n = gs.k = gd.m = gd.n = gd.k = 64;
-    CHECK(tb_kernel_choose(&gs, 1) == seed && tb_kernel_choose(&gd, 1) == dseed,
+    CHECK(tb_kernel_choose(&gs, 1) == smallk && tb_kernel_choose(&gd, 1) == dsmallk &&
+              tb_kernel_choose(&gs, 0) == seed && tb_kernel_choose(&gd, 0) == dseed,
           "tb_kernel_choose, small products");
     /* A kernel of the other type is never accepted nor launched (these
      * return before any CUDA call). */
@@ -207,10 +223,12 @@ int main(void)
     CHECK(tb_dsplit_parts(768, 768, 16384, 132) == 11, "fp64 768x768x16384: %d parts",
           tb_dsplit_parts(768, 768, 16384, 132));
     CHECK(tb_dsplit_parts(512, 512, 512, 132) == 1, "fp64 512^3: below the threshold");
-    /* Small fp64 products go to dtiled16: tiny ones, and those that give
-     * dmma's 64 x 128 tiles few blocks, up to 2.2e8 flops. */
+    /* Small fp64 products go to dsmall: tiny ones, and those that give
+     * dmma's 64 x 128 tiles few blocks, below the flops where dmma splits K. */
     CHECK(tb_kernel_small_for(TB_F64, 256, 256, 256) && tb_kernel_small_for(TB_F64, 64, 64, 2048) &&
-              tb_kernel_small_for(TB_F64, 300, 100, 2000) && !tb_kernel_small_for(TB_F64, 384, 384, 384) &&
+              tb_kernel_small_for(TB_F64, 300, 100, 2000) &&
+              tb_kernel_small_for(TB_F64, 200, 200, 4000) && !tb_kernel_small_for(TB_F64, 384, 384, 384) &&
+              !tb_kernel_small_for(TB_F64, 100, 100, 100000) &&
               !tb_kernel_small_for(TB_F64, 100, 100, 1000000) &&
               !tb_kernel_small_for(TB_F64, 512, 512, 512),
           "tb_kernel_small_for(TB_F64)");
@@ -224,10 +242,10 @@ int main(void)
         int major, minor, smem_optin;
         const char *want;
     } loads[] = {
-        {"H200", 9, 0, 227 * KIB, "tiled16,tf32x3,wgmma,wgmma-insplit,dtiled16,dmma"},
-        {"A100", 8, 0, 163 * KIB, "tiled16,tf32x3,dtiled16,dmma"},
-        {"A10", 8, 6, 99 * KIB, "tiled16,warptile,dtiled16"},
-        {"B200", 10, 0, 227 * KIB, "tiled16,tf32x3,dtiled16,dmma"},
+        {"H200", 9, 0, 227 * KIB, "tiled16,small,tf32x3,wgmma,wgmma-insplit,dtiled16,dsmall,dmma"},
+        {"A100", 8, 0, 163 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma"},
+        {"A10", 8, 6, 99 * KIB, "tiled16,small,warptile,dtiled16,dsmall"},
+        {"B200", 10, 0, 227 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma"},
     };
     for (size_t g = 0; g < sizeof loads / sizeof loads[0]; g++) {
         char got[256] = "";
