@@ -43,9 +43,12 @@
 /* The split along K: parts until the grid has about this many blocks per
  * SM (64-thread blocks: many fit on an SM at once, and together they hide
  * each other's load latencies), each part at least TB_SMALL_MIN_DEPTH of K
- * deep (two phases), at most TB_SMALL_MAX_PARTS. H200, against 4 blocks
- * per SM and 128 deep: 64x64x2048 0.016 ms against 0.019, 512^3 0.028
- * against 0.030, 200x200x4000 0.035 against 0.041. */
+ * deep (two phases), at most TB_SMALL_MAX_PARTS. H200, fp32, against 4
+ * blocks per SM and 128 deep: 64x64x2048 0.016 ms against 0.019, 512^3
+ * 0.028 against 0.030, 200x200x4000 0.035 against 0.041; fp64 lost with
+ * the same constants (96x96x8192 0.049 against 0.036, 300x100x2000 0.039
+ * against 0.033): one setting for both types is not yet the best for
+ * fp64. */
 #define TB_SMALL_BLOCKS_PER_SM 8
 #define TB_SMALL_MIN_DEPTH 64
 #define TB_SMALL_MAX_PARTS 64
