@@ -35,21 +35,17 @@
 #define TB_SMALL_THREADS (TB_SMALL_DIM * TB_SMALL_DIM)    /* 64                  */
 #define TB_SMALL_LD (TB_SMALL_TILE + 4)                   /* padded shared row   */
 #define TB_SMALL_LOADS (TB_SMALL_TILE * TB_SMALL_BK / TB_SMALL_THREADS) /* 16 per operand */
-/* Blocks an SM must hold at once (registers: at most 128 a thread for
- * float, 255 for double, which holds twice the bytes), so that the grid's
- * blocks run together. */
-#define TB_SMALL_MIN_BLOCKS(T) (sizeof(T) == 4 ? 8 : 4)
+/* Blocks of 64 threads an SM holds at once: the registers allow 128 a
+ * thread for float (8 blocks) and 255 for double (4), whose micro-tile
+ * takes twice the bytes. Launch bounds hold the kernels to it, and the
+ * split along K sizes the grid by it. */
+#define TB_SMALL_BLOCKS_PER_SM(T) (sizeof(T) == 4 ? 8 : 4)
 
-/* The split along K: parts until the grid has about this many blocks per
- * SM (64-thread blocks: many fit on an SM at once, and together they hide
- * each other's load latencies), each part at least TB_SMALL_MIN_DEPTH of K
- * deep (two phases), at most TB_SMALL_MAX_PARTS. H200, fp32, against 4
- * blocks per SM and 128 deep: 64x64x2048 0.016 ms against 0.019, 512^3
- * 0.028 against 0.030, 200x200x4000 0.035 against 0.041; fp64 lost with
- * the same constants (96x96x8192 0.049 against 0.036, 300x100x2000 0.039
- * against 0.033): one setting for both types is not yet the best for
- * fp64. */
-#define TB_SMALL_BLOCKS_PER_SM 8
+/* The split along K: parts until the grid is one full wave, every SM
+ * holding TB_SMALL_BLOCKS_PER_SM blocks (many small blocks at once hide
+ * each other's load latencies; a second wave would wait for the first),
+ * each part at least TB_SMALL_MIN_DEPTH of K deep (two phases), at most
+ * TB_SMALL_MAX_PARTS. */
 #define TB_SMALL_MIN_DEPTH 64
 #define TB_SMALL_MAX_PARTS 64
 
@@ -112,12 +108,13 @@ __device__ __forceinline__ void tb_small_stash(T (*S)[TB_SMALL_LD], const T v[TB
  * A's and B's stored rows (A untransposed, B transposed), fixed at compile
  * time so that each of the four layouts gets only its own loads. */
 template <typename T, typename Args, int A_KF, int B_KF>
-__global__ void __launch_bounds__(TB_SMALL_THREADS, TB_SMALL_MIN_BLOCKS(T))
+__global__ void __launch_bounds__(TB_SMALL_THREADS, TB_SMALL_BLOCKS_PER_SM(T))
 tb_small_kernel(Args g, int kc, T *W, size_t ldw, size_t wstride)
 {
     __shared__ __align__(32) T As[TB_SMALL_BK][TB_SMALL_LD];
     __shared__ __align__(32) T Bs[TB_SMALL_BK][TB_SMALL_LD];
 
+    tb_pdl_trigger();   /* the split sum may launch now: it waits for this grid to end */
     const int tx = threadIdx.x % TB_SMALL_DIM, ty = threadIdx.x / TB_SMALL_DIM;
     const int i0 = blockIdx.y * TB_SMALL_TILE, j0 = blockIdx.x * TB_SMALL_TILE;
     const int kbeg = blockIdx.z * kc;
@@ -190,17 +187,17 @@ tb_small_kernel(Args g, int kc, T *W, size_t ldw, size_t wstride)
     }
 }
 
-/* The number of K parts of an m x n x k product on `sms` SMs (1: whole):
- * enough for about TB_SMALL_BLOCKS_PER_SM blocks per SM, each part at least
- * TB_SMALL_MIN_DEPTH deep, at most TB_SMALL_MAX_PARTS; every part gets
- * some of K (tb_small_slice). Pure, for tests. */
-extern "C" int tb_small_parts(int m, int n, int k, int sms)
+/* The number of K parts of an m x n x k product on `sms` SMs that each
+ * hold per_sm blocks (1: whole): enough for one full wave, each part at
+ * least TB_SMALL_MIN_DEPTH deep, at most TB_SMALL_MAX_PARTS; every part
+ * gets some of K (tb_small_slice). */
+static int tb_small_plan(int m, int n, int k, int sms, int per_sm)
 {
     if (m <= 0 || n <= 0 || k <= 0 || sms <= 0)
         return 1;
     const long long tiles = (long long)((m + TB_SMALL_TILE - 1) / TB_SMALL_TILE) *
                             ((n + TB_SMALL_TILE - 1) / TB_SMALL_TILE);
-    long long parts = ((long long)TB_SMALL_BLOCKS_PER_SM * sms + tiles - 1) / tiles;
+    long long parts = ((long long)per_sm * sms + tiles - 1) / tiles;
     if (parts > k / TB_SMALL_MIN_DEPTH)
         parts = k / TB_SMALL_MIN_DEPTH;
     if (parts > TB_SMALL_MAX_PARTS)
@@ -209,6 +206,17 @@ extern "C" int tb_small_parts(int m, int n, int k, int sms)
         return 1;
     const int kc = tb_small_slice(k, (int)parts);
     return (k + kc - 1) / kc;
+}
+
+/* The plans of the two element types (pure, for tests). */
+extern "C" int tb_small_parts(int m, int n, int k, int sms)
+{
+    return tb_small_plan(m, n, k, sms, TB_SMALL_BLOCKS_PER_SM(float));
+}
+
+extern "C" int tb_dsmall_parts(int m, int n, int k, int sms)
+{
+    return tb_small_plan(m, n, k, sms, TB_SMALL_BLOCKS_PER_SM(double));
 }
 
 /* The depth of each part: K / parts rounded up to whole phases, so that
@@ -232,7 +240,7 @@ static cudaError_t tb_small_launch(const Args *args, tb_dtype dtype, cudaStream_
         return cudaErrorInvalidConfiguration;   /* m > 2097120: the caller falls back */
     int dev = 0, parts = 1;
     if (cudaGetDevice(&dev) == cudaSuccess)
-        parts = tb_small_parts(g.m, g.n, g.k, tb_device_sms(dev));
+        parts = tb_small_plan(g.m, g.n, g.k, tb_device_sms(dev), TB_SMALL_BLOCKS_PER_SM(T));
     else
         cudaGetLastError();
     const size_t ldw = ((size_t)g.n + 31) & ~(size_t)31, wstride = (size_t)g.m * ldw;

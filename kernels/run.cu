@@ -391,6 +391,7 @@ __global__ void __launch_bounds__(256)
 tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n, T alpha,
              T beta, T *C, size_t ldc)
 {
+    tb_pdl_wait();   /* the parts are written (small kernel: launched under its tail) */
     for (int r = blockIdx.y; r < m; r += gridDim.y)
         for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
             /* Loads eight parts at a time before adding them (a sum over
@@ -414,16 +415,21 @@ tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int
         }
 }
 
-/* Launch tb_split_sum for an m x n C. */
+/* Launch tb_split_sum for an m x n C, allowed to start under the tail of
+ * the kernel that wrote the parts (it waits for that kernel's end first). */
 template <typename T>
 static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int parts, int m, int n,
                                   T alpha, T beta, T *C, size_t ldc, cudaStream_t stream)
 {
     const unsigned gx = (unsigned)((n + 255) / 256 < 8 ? (n + 255) / 256 : 8);
     const unsigned gy = (unsigned)(m < 65535 ? m : 65535);
-    tb_split_sum<T><<<dim3(gx, gy), 256, 0, stream>>>(W, ldw, wstride, parts, m, n, alpha, beta,
-                                                      C, ldc);
-    return cudaGetLastError();
+    cudaLaunchAttribute pdl;
+    const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(gx, gy), dim3(256), 0, stream, &pdl);
+    cudaError_t e = cudaLaunchKernelEx(&cfg, tb_split_sum<T>, W, ldw, wstride, parts, m, n, alpha,
+                                       beta, C, ldc);
+    if (e != cudaSuccess)
+        cudaGetLastError();
+    return e;
 }
 
 /* The same sum for a kernel that split K itself (gemm_05_small.cu): its

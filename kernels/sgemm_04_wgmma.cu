@@ -59,44 +59,6 @@
 #define TB_WG_STG_FLOATS (16 * TB_WG_STG_LD)                 /* one warp's 16 rows */
 #define TB_WG_STG_BYTES (8 * TB_WG_STG_FLOATS * 4)           /* the 8 consumer warps' */
 
-/* Programmatic dependent launch (sm_90), along a chain of kernels on one
- * stream (wgmma's pre-pass -> main kernel -> split K's sum): a kernel lets
- * the next one launch once all of its own blocks are running
- * (tb_pdl_trigger), and the next one waits for it to finish, its writes
- * visible, before it touches memory (tb_pdl_wait). So a kernel's launch and
- * set-up overlap its predecessor's last wave. Both are no-ops where the
- * launch did not ask for it (tb_pdl_config) or the GPU has no such thing. */
-__device__ __forceinline__ void tb_pdl_trigger()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void tb_pdl_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-
-/* A launch of grid x block threads with smem bytes of dynamic shared memory
- * on stream that may start under its predecessor's tail, for
- * cudaLaunchKernelEx; attr is the storage of its one attribute. */
-static inline cudaLaunchConfig_t tb_pdl_config(dim3 grid, dim3 block, size_t smem,
-                                               cudaStream_t stream, cudaLaunchAttribute *attr)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr->val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
-}
-
 /* ---- the pre-pass: split and transpose to K-major ------------------------- */
 
 __device__ __forceinline__ uint32_t tb_wg_rna(float x)

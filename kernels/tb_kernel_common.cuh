@@ -271,4 +271,50 @@ static cudaError_t tb_smem_attr(F kern, int bytes, int dev, volatile int *set)
         set[dev] = 1;
     return e;
 }
+/* Programmatic dependent launch (sm_90), along a chain of kernels on one
+ * stream (wgmma's pre-pass -> main kernel -> split K's sum; the small
+ * kernel -> the split sum): a kernel lets the next one launch once all of
+ * its own blocks are running (tb_pdl_trigger), and the next one waits for
+ * it to finish, its writes visible, before it touches memory
+ * (tb_pdl_wait). So a kernel's launch and set-up overlap its predecessor's
+ * last wave. Both are no-ops where the launch did not ask for it
+ * (tb_pdl_config), the predecessor does not trigger (it then counts as
+ * triggered when it ends), or the GPU has no such thing. */
+__device__ __forceinline__ void tb_pdl_trigger()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tb_pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+/* A launch of grid x block threads with smem bytes of dynamic shared memory
+ * on stream for cudaLaunchKernelEx, allowed to start under its
+ * predecessor's tail where the current GPU can (9.0 and later; a plain
+ * launch otherwise); attr is the storage of its one attribute. */
+static inline cudaLaunchConfig_t tb_pdl_config(dim3 grid, dim3 block, size_t smem,
+                                               cudaStream_t stream, cudaLaunchAttribute *attr)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    int dev = 0, major = 0, minor = 0, smem_optin = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || !tb_device_caps(dev, &major, &minor, &smem_optin)) {
+        cudaGetLastError();
+        major = 0;
+    }
+    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr->val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = major >= 9 ? 1 : 0;
+    return cfg;
+}
+
 #endif

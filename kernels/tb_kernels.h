@@ -203,8 +203,10 @@ cudaError_t tb_run_split_sum(tb_dtype dtype, const void *W, size_t ldw, size_t w
                              int m, int n, double alpha, double beta, void *C, size_t ldc,
                              cudaStream_t stream);
 /* gemm_05_small.cu's split along K (pure, for tests): how many parts an
- * m x n x k product takes on `sms` SMs (1: whole), and each part's depth. */
+ * m x n x k product takes on `sms` SMs (1: whole) in float and in double,
+ * and each part's depth. */
 int tb_small_parts(int m, int n, int k, int sms);
+int tb_dsmall_parts(int m, int n, int k, int sms);
 int tb_small_slice(int k, int parts);
 size_t tb_run_pool_bytes(void);
 /* Stream-ordered scratch from the same pool for a launcher's own pre-pass

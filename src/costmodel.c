@@ -49,10 +49,10 @@ void tb_rates_publish(const tb_rates *r)
 
 /* The small kernel, which small products run on (kernels/registry.c,
  * gemm_05_small.cu): a launch and its split's sum, then the arithmetic.
- * bench_kernels on the H200, fp32: 128^3 0.014 ms, 64x64x2048 0.016,
- * 450^3 0.028, 96x96x8192 0.025, 300x100x2000 0.024; fp64: 200x200x4000
- * 0.064, 300x100x2000 0.039, 96x96x8192 0.049 (the model says 0.065,
- * 0.032, 0.037: fp64 with a long K is underpriced). */
+ * bench_kernels on the H200, fp32: 128^3 0.012 ms, 64x64x2048 0.014,
+ * 450^3 0.025, 96x96x8192 0.024, 300x100x2000 0.021 (the model: 0.012,
+ * 0.013, 0.027, 0.025, 0.022); fp64: 200x200x4000 0.063, 300x100x2000
+ * 0.033, 96x96x8192 0.035 (the model: 0.065, 0.032, 0.037). */
 #define TB_SMALL_FIXED_S 12e-6
 #define TB_SMALL_FLOPS 1.2e13
 #define TB_DSMALL_FLOPS 6e12

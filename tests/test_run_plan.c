@@ -2,7 +2,7 @@
  * anything, checked without a GPU: into how many parts it splits K for a
  * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs;
  * tb_wgmma_parts and tb_wgmma_tail_parts, the wgmma kernel's own splits;
- * tb_small_parts, the small kernel's).
+ * tb_small_parts and tb_dsmall_parts, the small kernel's).
  * The shapes measured on the H200 (docs/kernels.md) are pinned here: 1500
  * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, small
  * outputs with a long K are cut into many parts, and grids that fill the
@@ -156,10 +156,11 @@ int main(void)
     for (int m = 1000; m <= 9000; m += 1377)
         for (int k = 1; k <= 20000; k += 997)
             expect_slices("wgmma tail", tb_wgmma_tail_parts, m, m + 313, k, 2);
-    /* The small kernel's split (tb_small_parts, gemm_05_small.cu): enough
-     * 32 x 32 tiles times parts for about 8 blocks per SM, each part at
-     * least 64 deep and a whole number of 32-deep phases, at most 64 parts,
-     * none empty. */
+    /* The small kernel's split (tb_small_parts, tb_dsmall_parts:
+     * gemm_05_small.cu): 32 x 32 tiles times parts until one full wave of
+     * the SMs' resident blocks (8 a SM for float, 4 for double), each part
+     * at least 64 deep and a whole number of 32-deep phases, at most 64
+     * parts, none empty. */
     static const int sm[][4] = {
         {64, 64, 2048, 32}, {100, 300, 500, 6}, {33, 47, 3001, 32}, {450, 450, 450, 5},
         {1, 1, 5000, 53},   {300, 17, 777, 9},  {128, 128, 128, 2}, {256, 256, 256, 4},
@@ -167,18 +168,27 @@ int main(void)
         {200, 200, 4000, 21}, {2048, 64, 512, 8}, {17, 5000, 64, 1}, {1000, 20, 300, 4},
     };
     expect_table("small", tb_small_parts, sm, sizeof sm / sizeof sm[0]);
-    for (int m = 1; m <= 700; m += 37)
-        for (int n = 1; n <= 700; n += 53)
-            for (int k = 1; k <= 9000; k += 211) {
-                const int p = tb_small_parts(m, n, k, 132), kc = p > 1 ? tb_small_slice(k, p) : k;
-                if (p < 1 || p > 64 ||
-                    (p > 1 && (kc < 64 || kc % 32 || (p - 1) * kc >= k || p * kc < k))) {
-                    failed++;
-                    printf("FAIL small %dx%dx%d: %d parts of %d\n", m, n, k, p, kc);
-                } else {
-                    passed++;
+    static const int dsm[][4] = {
+        {64, 64, 2048, 32},  {100, 300, 500, 6},  {450, 450, 450, 3},   {1, 1, 5000, 53},
+        {512, 512, 512, 3},  {96, 96, 8192, 52},  {200, 200, 4000, 11}, {2048, 64, 512, 4},
+        {300, 100, 2000, 13}, {4096, 32, 32, 1},  {8, 8, 8, 1},         {1000, 20, 300, 4},
+    };
+    expect_table("dsmall", tb_dsmall_parts, dsm, sizeof dsm / sizeof dsm[0]);
+    int (*const plans[2])(int, int, int, int) = {tb_small_parts, tb_dsmall_parts};
+    for (int t = 0; t < 2; t++)
+        for (int m = 1; m <= 700; m += 37)
+            for (int n = 1; n <= 700; n += 53)
+                for (int k = 1; k <= 9000; k += 211) {
+                    const int p = plans[t](m, n, k, 132), kc = p > 1 ? tb_small_slice(k, p) : k;
+                    if (p < 1 || p > 64 ||
+                        (p > 1 && (kc < 64 || kc % 32 || (p - 1) * kc >= k || p * kc < k))) {
+                        failed++;
+                        printf("FAIL %s %dx%dx%d: %d parts of %d\n", t ? "dsmall" : "small", m, n,
+                               k, p, kc);
+                    } else {
+                        passed++;
+                    }
                 }
-            }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

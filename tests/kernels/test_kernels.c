@@ -469,7 +469,8 @@ int main(int argc, char **argv)
              * outputs with a long K, a 1 x 1 dot product, a ragged last
              * part; every transpose, unaligned operands, beta 0 over NaN and
              * beta != 0, inf and NaN planted, wide range. Each product that
-             * tb_small_parts splits must be split, and every result right. */
+             * tb_small_parts (tb_dsmall_parts) splits must be split, and every
+             * result right. */
             tcase sm[] = {
                 {64, 64, 2048, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
                 {100, 300, 500, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0},
@@ -484,7 +485,8 @@ int main(int argc, char **argv)
                 unsigned long long want = 0;
                 const unsigned long long before = tb_run_split_count();
                 for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
-                    want += tb_small_parts(sm[i].m, sm[i].n, sm[i].k, sms) > 1;
+                    int (*plan)(int, int, int, int) = dt == TB_F64 ? tb_dsmall_parts : tb_small_parts;
+                    want += plan(sm[i].m, sm[i].n, sm[i].k, sms) > 1;
                     run_as(sm[i], dt, sname);
                 }
                 const unsigned long long done = tb_run_split_count() - before;
