@@ -16,7 +16,7 @@ mode=${1:-run}
 B=${2:-$root/.kbuild}
 OUT=${3:-${OUT:-$root/kernel-check}}
 DTYPE=${DTYPE:-float}
-mkdir -p "$B" "$OUT"
+mkdir -p "$B"
 
 # Objects are rebuilt when missing or older than their source or a kernel
 # header, so a build after an edit compiles only what changed.
@@ -60,6 +60,7 @@ case $mode in
     link) link; exit $? ;;
 esac
 
+mkdir -p "$OUT"   # logs: the run alone writes them
 step() { printf '\n==== %s\n' "$*"; }
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
