@@ -271,6 +271,7 @@ static cudaError_t tb_smem_attr(F kern, int bytes, int dev, volatile int *set)
         set[dev] = 1;
     return e;
 }
+
 /* Programmatic dependent launch (sm_90), along a chain of kernels on one
  * stream (wgmma's pre-pass -> main kernel -> split K's sum; the small
  * kernel -> the split sum): a kernel lets the next one launch once all of
