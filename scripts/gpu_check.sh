@@ -10,6 +10,8 @@
 #   TB_CTEST_EXCLUDE=...        leaves the matching ones out;
 #   TB_CMAKE_ARGS=...           more cmake arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
 #                               to build for this GPU alone, faster);
+#   TB_BUILD_TARGETS=...        build only these targets (e.g. "tiledblas_lib bench_e2e
+#                               tiledblas" for steps calibrate and sweep);
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
 #          (2; 4 for shapes under 1 GFLOP) and shapes; TB_SWEEP_EXTRA: shapes
 #          added to the list; TB_SWEEP_DOUBLE_SHAPES: the shapes of the sweep
@@ -58,7 +60,7 @@ configure() {
 
 step "build"
 configure "$root" /tmp/tb-build "$out/cmake.log" || exit 1
-cmake --build /tmp/tb-build >"$out/build.log" 2>&1 || { grep -B3 -A20 FAILED "$out/build.log" | head -60; exit 1; }
+cmake --build /tmp/tb-build ${TB_BUILD_TARGETS:+--target $TB_BUILD_TARGETS} >"$out/build.log" 2>&1 || { grep -B3 -A20 FAILED "$out/build.log" | head -60; exit 1; }
 grep -E "ptxas info *: (Used|Compiling)|spill" "$out/build.log" | sed 's/^ *//' | sort -u > "$out/ptxas.txt"
 echo "built; ptxas report in ptxas.txt ($(wc -l < "$out/ptxas.txt") lines)"
 B=/tmp/tb-build
