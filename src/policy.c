@@ -18,12 +18,21 @@
  * taken in: 2048x2048x2's GPU calls took 0.59-0.75 ms in one process, its
  * CPU calls 0.63-0.90 (median 0.68), and on its fastest call the class
  * stayed on a GPU 1.23x slower than the CPU in the sweep. A route is
- * measured in a class once one of its calls was. A call is measured only
- * when the process's call before it (one the policy weighed) ran on the
- * same route: the first call after a switch pays for what the other route
- * left behind (rule 2 says what), and that belongs to neither route. Nor
- * is a GPU call that allocated measured, nor a call made while the GPU
- * starts.
+ * measured in a class once one of its calls was.
+ *
+ * A call is measured only when the process's calls before it (calls the
+ * policy weighed) ran on the same route: one call before it in the
+ * process's first run, TB_SETTLE after every switch of route. What the
+ * first calls after a switch pay for belongs to neither route. On the H200
+ * machine the first one or two OpenBLAS calls after GPU calls took up to 2x
+ * as long as the ones after them (2048x2048x2: 1.08, 0.84, then 0.57-0.69
+ * ms; 1700x1700x10: 1.00, 0.54, 0.49, where its settled calls take
+ * 0.24-0.31, so that a class measured on the second call went to a GPU
+ * taking 0.45), and the GPU calls right after OpenBLAS calls compete with
+ * its polling threads (1400x1400x12: 2.49, 0.61, where its GPU calls take
+ * 0.27). The process's first call starts OpenBLAS's threads and measures
+ * nothing either; nor does a GPU call that allocated, nor a call made
+ * while the GPU starts.
  *
  * A ratio means something only against the rates it was taken under, and
  * the rates change once in a process: from the built-in ones to this
@@ -38,6 +47,8 @@
 #define TB_CLASS_SLOTS 512
 #define TB_CLASS_PROBES 8
 #define TB_KEEP 8    /* calls kept per route: a median over 3 slow ones */
+#define TB_VISIT 2   /* measured calls that end a visit (rules 2 and 3) */
+#define TB_SETTLE 2  /* calls after a switch that measure nothing */
 
 typedef struct tb_sample {
     double ratio;             /* seconds over the model's time under `rates` */
@@ -48,15 +59,25 @@ typedef struct tb_sample {
 
 typedef struct tb_class {
     unsigned key;             /* 0: empty */
-    unsigned seen[2];         /* calls that were measured, per route (at most TB_KEEP) */
+    unsigned seen[2];         /* calls that were measured, per route         */
     unsigned next[2];         /* where the next one goes in kept[route]      */
-    tb_sample kept[2][TB_KEEP];   /* the last of them                        */
-    unsigned since;           /* calls since the slower route last ran */
-    unsigned every;           /* re-check after this many; 0: not yet set */
+    tb_sample kept[2][TB_KEEP];   /* the last TB_KEEP of them                */
+    int visit;                /* the route being visited (rule 2, 3); -1: none */
+    tb_reason visit_why;      /* try or re-check                             */
+    unsigned visit_until;     /* the visit ends when seen[visit] reaches this ... */
+    unsigned visit_left;      /* ... or after this many more calls           */
+    unsigned visited[2];      /* the class visited the route (rule 2's try)  */
+    unsigned since;           /* calls since the GPU was last re-checked     */
+    unsigned every;           /* re-check after this many; 0: not yet set    */
 } tb_class;
 
-/* The route of the process's last call that the policy weighed; -1: none. */
-static int tb_last_route = -1;
+/* The process's run: the route of its last calls that the policy weighed
+ * (-1: none yet), how many of them in a row took it, and whether it is the
+ * process's first run. Read and written without a lock: a race between
+ * threads only moves when measuring starts. */
+static int tb_run_route = -1;
+static unsigned tb_run_calls;
+static int tb_run_first = 1;
 
 static tb_class tb_classes[TB_CLASS_SLOTS];
 static pthread_mutex_t tb_class_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +112,7 @@ static tb_class *tb_class_find(unsigned key, int create)
                 return NULL;
             memset(s, 0, sizeof *s);
             s->key = key;
+            s->visit = -1;
             return s;
         }
     }
@@ -102,7 +124,7 @@ static tb_class *tb_class_find(unsigned key, int create)
 static double tb_measured_ratio(tb_class *s, int r, const tb_problem *p, const tb_rates *rates)
 {
     double v[TB_KEEP];
-    const unsigned n = s->seen[r];
+    const unsigned n = s->seen[r] < TB_KEEP ? s->seen[r] : TB_KEEP;
     for (unsigned i = 0; i < n; i++) {
         tb_sample *x = &s->kept[r][i];
         if (x->rates != rates) {
@@ -135,8 +157,7 @@ void tb_policy_record(const tb_problem *p, tb_route route, double seconds, doubl
         s->kept[r][s->next[r]] = (tb_sample){.ratio = ratio, .rates = rates, .seconds = seconds,
                                              .m = p->m, .n = p->n, .k = p->k};
         s->next[r] = (s->next[r] + 1) % TB_KEEP;
-        if (s->seen[r] < TB_KEEP)
-            s->seen[r]++;
+        s->seen[r]++;
     }
     pthread_mutex_unlock(&tb_class_lock);
 }
@@ -146,7 +167,28 @@ void tb_policy_forget(void)
     pthread_mutex_lock(&tb_class_lock);
     memset(tb_classes, 0, sizeof tb_classes);
     pthread_mutex_unlock(&tb_class_lock);
-    __atomic_store_n(&tb_last_route, -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&tb_run_route, -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&tb_run_calls, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&tb_run_first, 1, __ATOMIC_RELAXED);
+}
+
+void tb_policy_ran(tb_route route)
+{
+    if (__atomic_load_n(&tb_run_route, __ATOMIC_RELAXED) == (int)route) {
+        __atomic_fetch_add(&tb_run_calls, 1u, __ATOMIC_RELAXED);
+    } else {
+        if (__atomic_load_n(&tb_run_route, __ATOMIC_RELAXED) >= 0)
+            __atomic_store_n(&tb_run_first, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&tb_run_route, (int)route, __ATOMIC_RELAXED);
+        __atomic_store_n(&tb_run_calls, 1u, __ATOMIC_RELAXED);
+    }
+}
+
+int tb_policy_settled(tb_route route)
+{
+    const unsigned need = __atomic_load_n(&tb_run_first, __ATOMIC_RELAXED) ? 1u : TB_SETTLE;
+    return __atomic_load_n(&tb_run_route, __ATOMIC_RELAXED) == (int)route &&
+           __atomic_load_n(&tb_run_calls, __ATOMIC_RELAXED) >= need;
 }
 
 /* ---- The three rules ------------------------------------------------------
@@ -157,61 +199,80 @@ void tb_policy_forget(void)
  *    fitted on lands from the clock at small and mid sizes (0.8-1.25x on
  *    the GPU, wider on the CPU, whose thread count changes with the shape).
  * 2. Inside the margin the class starts on the route the estimates put
- *    ahead (the GPU on a tie); then it tries the other route (two calls: the
- *    first, right after the other route, measures nothing), and from then
- *    on takes the faster measured one. The two ways round cost differently.
- *    A GPU call between CPU calls leaves them undisturbed, so a class on
- *    the CPU tries the GPU once its CPU is measured, ahead or not. A CPU
- *    call right after GPU calls wakes OpenBLAS's threads and is measured
- *    slow (3 of 6 such calls of 300^3 and 700x200x900 took 22-24 ms for a
- *    0.2-0.7 ms product on the H200 machine), and for about 0.1 s after it,
- *    while those threads poll for work, GPU calls whose copies use our copy
- *    threads run up to 2-3 times slower (8192x8192x16: 14-15 ms against
- *    7.6-8.1). So a class on the GPU tries the CPU only when the CPU's
- *    estimate is ahead of the GPU's measured time (the model put the class
- *    on the GPU and its calls then ran slower than it said: on the H200
- *    machine 900x900x30 and 2500x2500x6 stayed on a GPU 1.2-1.3 times
- *    slower than the CPU).
+ *    ahead (the GPU on a tie), visits the other once, and from then on
+ *    takes the faster measured one. A visit is calls in a row on a route
+ *    until TB_VISIT of them are measured (four calls: the first two after
+ *    the switch measure nothing), at most TB_VISIT_CALLS (a visit whose
+ *    calls never settle, between other classes' calls on the other route,
+ *    ends without a measurement and is not made again). Two measured calls:
+ *    the route's estimate is then the lower of them, and one call still
+ *    disturbed does not decide. The two ways round cost differently. A GPU call between CPU calls leaves them
+ *    undisturbed, so a class on the CPU visits the GPU once its CPU is
+ *    measured, ahead or not. After OpenBLAS calls its threads poll for
+ *    work on every core for about 0.1 s, and GPU calls whose copies use our
+ *    copy threads run up to 2-3 times slower meanwhile (8192x8192x16: 14-15
+ *    ms against 7.6-8.1 on the H200 machine). So a class on the GPU visits
+ *    the CPU only when the CPU's estimate is ahead of the GPU's measured
+ *    time (the model put the class on the GPU and its calls then ran slower
+ *    than it said: on the H200 machine 900x900x30 and 2500x2500x6 stayed on
+ *    a GPU 1.2-1.3 times slower than the CPU without such a visit).
  * 3. A class on the CPU whose GPU is measured too, and within
- *    TB_RECHECK_SPAN of the CPU, re-checks the GPU, two calls in a row, once
- *    in `every` calls: 16 at first, doubling after each re-check up to
- *    1024, so that a steady program pays less and less for it (at most 2/16
- *    of its calls at first, each at most 4 times slower, then half of
- *    that, ...). One disturbed
+ *    TB_RECHECK_SPAN of the CPU, re-checks the GPU with a visit once in
+ *    `every` calls: 16 at first, doubling after each re-check up to 1024,
+ *    so that a steady program pays less and less for it. One disturbed
  *    GPU measurement cannot then hold the class on the CPU: a re-check that
  *    runs faster moves the median down, and the class turns over by itself.
- *    4x: the disturbed measurements above ran up to 3 times slow. The CPU
- *    is not re-checked from the GPU: every re-check would pay the way back
- *    of rule 2.
+ *    4x: disturbed GPU calls ran up to 3 times slow. The CPU is not
+ *    re-checked from the GPU: every re-check would pay the polling above.
  * With TILEDBLAS_LEARN=off nothing is measured and the faster estimate of
  * the model is taken. */
 #define TB_MARGIN 1.2
+#define TB_VISIT_CALLS 8
 #define TB_RECHECK_SPAN 4.0
 #define TB_RECHECK_FIRST 16
 #define TB_RECHECK_LAST 1024
-
-void tb_policy_ran(tb_route route)
-{
-    __atomic_store_n(&tb_last_route, (int)route, __ATOMIC_RELAXED);
-}
 
 static const tb_reason tb_why_faster[2] = {TB_WHY_CPU_FASTER, TB_WHY_GPU_FASTER};
 static const tb_reason tb_why_measured[2] = {TB_WHY_CPU_MEASURED, TB_WHY_GPU_MEASURED};
 static const tb_reason tb_why_try[2] = {TB_WHY_CPU_TRY, TB_WHY_GPU_TRY};
 
-/* Rule 3's turn: 1 when this call re-checks the GPU, which takes two calls
- * in a row (the first follows CPU calls: it measures nothing). Lock held. */
+/* Starts a visit of s to route r (this call is its first). Lock held. */
+static tb_route tb_visit_start(tb_class *s, tb_route r, tb_reason why)
+{
+    s->visit = (int)r;
+    s->visit_why = why;
+    s->visit_until = s->seen[r] + TB_VISIT;
+    s->visit_left = TB_VISIT_CALLS - 1;
+    s->visited[r] = 1;
+    return r;
+}
+
+/* The visit under way, if any, takes this call: 1, with *route and *why.
+ * Lock held. */
+static int tb_visit_goes_on(tb_class *s, tb_route *route, tb_reason *why)
+{
+    if (s->visit < 0)
+        return 0;
+    if (s->seen[s->visit] >= s->visit_until || s->visit_left == 0) {
+        s->visit = -1;
+        return 0;
+    }
+    s->visit_left--;
+    *route = (tb_route)s->visit;
+    *why = s->visit_why;
+    return 1;
+}
+
+/* Rule 3's turn: 1 when a re-check of the GPU is due. Lock held. */
 static int tb_recheck_due(tb_class *s)
 {
     if (s->every == 0)
         s->every = TB_RECHECK_FIRST;
     if (++s->since < s->every)
         return 0;
-    if (s->since > s->every) {     /* the re-check's second call: measured */
-        s->since = 0;
-        if (s->every < TB_RECHECK_LAST)
-            s->every *= 2;
-    }
+    s->since = 0;
+    if (s->every < TB_RECHECK_LAST)
+        s->every *= 2;
     return 1;
 }
 
@@ -225,11 +286,11 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], const tb_r
     const int learn = tb_settings_get()->learn;
     const int locked = learn && pthread_mutex_trylock(&tb_class_lock) == 0;
     if (locked && (s = tb_class_find(tb_policy_class(p), 0)) != NULL) {
-        measured[TB_ROUTE_CPU] = s->seen[TB_ROUTE_CPU] >= 1;
-        measured[TB_ROUTE_GPU] = s->seen[TB_ROUTE_GPU] >= 1;
-        for (int r = 0; r < 2; r++)
+        for (int r = 0; r < 2; r++) {
+            measured[r] = s->seen[r] >= 1;
             if (measured[r])
                 est[r] *= tb_measured_ratio(s, r, p, rates);
+        }
     }
     const tb_route fast = est[TB_ROUTE_GPU] <= est[TB_ROUTE_CPU] ? TB_ROUTE_GPU : TB_ROUTE_CPU;
     const tb_route slow = fast == TB_ROUTE_GPU ? TB_ROUTE_CPU : TB_ROUTE_GPU;
@@ -237,22 +298,26 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], const tb_r
     tb_route route = fast;
     if (!learn) {
         *why = tb_why_faster[fast];
+    } else if (s && tb_visit_goes_on(s, &route, why)) {
+        /* rules 2 and 3: a visit under way takes the call */
     } else if (est[fast] * TB_MARGIN < est[slow]) {                       /* rule 1 */
         *why = cpu || gpu ? tb_why_measured[fast] : tb_why_faster[fast];
     } else if (cpu && gpu) {                                             /* rule 2 */
         *why = tb_why_measured[fast];
-    } else if (cpu) {
-        route = TB_ROUTE_GPU;      /* the GPU tried after the CPU */
+    } else if (s && cpu && !s->visited[TB_ROUTE_GPU]) {
+        route = tb_visit_start(s, TB_ROUTE_GPU, TB_WHY_GPU_TRY);
         *why = TB_WHY_GPU_TRY;
-    } else if (gpu) {
-        route = fast;              /* the CPU tried only when its estimate is ahead */
-        *why = fast == TB_ROUTE_CPU ? TB_WHY_CPU_TRY : TB_WHY_GPU_MEASURED;
+    } else if (s && gpu && fast == TB_ROUTE_CPU && !s->visited[TB_ROUTE_CPU]) {
+        route = tb_visit_start(s, TB_ROUTE_CPU, TB_WHY_CPU_TRY);
+        *why = TB_WHY_CPU_TRY;
     } else {
-        *why = tb_why_try[fast];
+        /* Nothing measured yet (the class's first calls measure the route
+         * they take), or a visit that measured nothing: the estimates. */
+        *why = cpu || gpu ? tb_why_measured[fast] : tb_why_try[fast];
     }
-    if (s && cpu && gpu && route == TB_ROUTE_CPU &&                        /* rule 3 */
+    if (s && s->visit < 0 && cpu && gpu && route == TB_ROUTE_CPU &&          /* rule 3 */
         est[TB_ROUTE_GPU] <= TB_RECHECK_SPAN * est[TB_ROUTE_CPU] && tb_recheck_due(s)) {
-        route = TB_ROUTE_GPU;
+        route = tb_visit_start(s, TB_ROUTE_GPU, TB_WHY_GPU_RECHECK);
         *why = TB_WHY_GPU_RECHECK;
     }
     if (locked)
@@ -364,8 +429,8 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         if (d.route == TB_ROUTE_GPU ||
             (!tb_rates_final() && d.pred_gpu_s <= TB_NO_START_FACTOR * d.pred_cpu_s))
             d = tb_decide_auto(p, d);
-        /* The first call after a switch measures nothing (above). */
-        d.learn = d.learn && (int)d.route == __atomic_load_n(&tb_last_route, __ATOMIC_RELAXED);
+        /* The first calls of a run measure nothing (above). */
+        d.learn = d.learn && tb_policy_settled(d.route);
         return d;
     }
     /* Forced and verify modes want the GPU from the first call: CUDA starts

@@ -328,6 +328,9 @@ TB_HIDDEN void tb_policy_record(const tb_problem *p, tb_route route, double seco
                                 const tb_rates *rates);
 /* A call that the policy weighed (tb_decision.weighed) ran on route. */
 TB_HIDDEN void tb_policy_ran(tb_route route);
+/* Whether a call on route now would measure it: the process's last calls
+ * ran there long enough for what the other route left behind to pass. */
+TB_HIDDEN int tb_policy_settled(tb_route route);
 /* Forgets every class's measurements (tests, and a calibration on demand). */
 TB_HIDDEN void tb_policy_forget(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the

@@ -103,14 +103,17 @@ static void test_decide(void)
     CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_CPU_FASTER && d.weighed,
           "8192x8192x4 is transfer-bound: CPU (got %s)", tb_reason_name(d.reason));
     CHECK(d.pred_cpu_s > 0 && d.pred_gpu_s > d.pred_cpu_s, "the model's times are reported");
-    /* A call measures its route only when the call before it ran there. */
+    /* A call measures its route only when the two calls before it ran there. */
     tb_policy_ran(TB_ROUTE_GPU);
     d = tb_decide(&c, &p);
     CHECK(d.route == TB_ROUTE_CPU && !d.learn, "a CPU call right after a GPU call measures nothing");
     tb_policy_ran(TB_ROUTE_CPU);
     d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && !d.learn, "nor does the second CPU call after it");
+    tb_policy_ran(TB_ROUTE_CPU);
+    d = tb_decide(&c, &p);
     CHECK(d.route == TB_ROUTE_CPU && d.learn == tb_settings_get()->learn,
-          "a CPU call after a CPU call measures the CPU (learn %d)", d.learn);
+          "a CPU call after two CPU calls measures the CPU (learn %d)", d.learn);
 }
 
 /* Every reason has its own word, and the GPU failure's carries its stage. */

@@ -1,9 +1,10 @@
 /* tests/test_policy.c - unit tests of auto mode's three rules (policy.c) on
- * made-up model times: the margin; inside it, a class on the CPU trying the
- * GPU and a class on the GPU trying the CPU; measurements (the median of a
- * route's last calls) replacing the model; the
- * re-check of the GPU from the CPU and its doubling interval; the shape
- * classes; whole sequences of calls as a program makes them. No GPU. */
+ * made-up model times: the margin; inside it, a class on the CPU visiting
+ * the GPU and a class on the GPU visiting the CPU; measurements (the median
+ * of a route's last calls) replacing the model; which calls of a run
+ * measure; the re-check of the GPU from the CPU and its doubling interval;
+ * the shape classes; whole sequences of calls as a program makes them. No
+ * GPU. */
 #include "unit_check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,9 @@ static void test_margin(void)
           "a tie: the GPU (got %s)", tb_reason_name(why));
 }
 
-/* Inside the margin, a class on the CPU: one measured CPU call, then the
- * GPU tried, then the faster measured route; each route's fastest call
- * counts. */
+/* Inside the margin, a class on the CPU: its CPU measured, then a visit to
+ * the GPU that lasts until two GPU calls are measured, then the faster
+ * measured route. */
 static void test_measure_both(void)
 {
     tb_policy_forget();
@@ -47,16 +48,29 @@ static void test_measure_both(void)
     tb_policy_record(&p, TB_ROUTE_CPU, 1.3e-4, cpu, tb_rates_get());
     tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu, tb_rates_get());
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY,
-          "the CPU measured at 1.2x its model, close to the GPU's 1.1: the GPU is tried (got %s)",
+          "the CPU measured at 1.2x its model, close to the GPU's 1.1: the GPU is visited (got %s)",
           tb_reason_name(why));
     tb_policy_record(&p, TB_ROUTE_GPU, 1.0e-4, gpu, tb_rates_get());
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU && why == TB_WHY_GPU_TRY,
+          "one GPU call measured: the visit goes on (got %s)", tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.05e-4, gpu, tb_rates_get());
     double est[2];
     const double model[2] = {cpu, gpu};
     tb_route r = tb_policy_choose(&p, model, tb_rates_get(), est, &why);
     CHECK(r == TB_ROUTE_GPU && why == TB_WHY_GPU_MEASURED && near(est[TB_ROUTE_CPU], 1.2e-4) &&
               near(est[TB_ROUTE_GPU], 1.0e-4),
-          "the GPU measured 1.0 against the CPU's best 1.2: gpu-measured (got %s, %.3g, %.3g)",
-          tb_reason_name(why), est[0], est[1]);
+          "the GPU measured 1.0 and 1.05 against the CPU's 1.3 and 1.2: gpu-measured at the lower "
+          "medians (got %s, %.3g, %.3g)", tb_reason_name(why), est[0], est[1]);
+
+    /* A visit that measures nothing (its calls never settle) ends after
+     * eight calls, and is not made again. */
+    tb_policy_forget();
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.0e-4, cpu, tb_rates_get());
+    int on_gpu = 0;
+    for (int i = 0; i < 40; i++)
+        on_gpu += choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU;
+    CHECK(on_gpu == 8, "a visit that measures nothing: 8 calls, then the estimates (%d of 40 on "
+          "the GPU)", on_gpu);
 }
 
 /* Inside the margin, a class on the GPU tries the CPU only when the CPU's
@@ -82,8 +96,11 @@ static void test_gpu_tries_cpu(void)
     tb_policy_record(&p, TB_ROUTE_GPU, 1.15e-4, gpu, tb_rates_get());
     tb_policy_record(&p, TB_ROUTE_GPU, 1.10e-4, gpu, tb_rates_get());
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
-          "the GPU measured at 1.1, behind the CPU's untried 1.05 but close: the CPU is tried "
+          "the GPU measured at 1.1, behind the CPU's untried 1.05 but close: the CPU is visited "
           "(got %s)", tb_reason_name(why));
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.3e-4, cpu, tb_rates_get());
+    CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_CPU && why == TB_WHY_CPU_TRY,
+          "one CPU call measured: the visit goes on (got %s)", tb_reason_name(why));
     tb_policy_record(&p, TB_ROUTE_CPU, 1.2e-4, cpu, tb_rates_get());
     int on_cpu = 0, measured = 0;
     for (int i = 0; i < 200; i++) {
@@ -91,7 +108,7 @@ static void test_gpu_tries_cpu(void)
         measured += why == TB_WHY_GPU_MEASURED;
     }
     CHECK(on_cpu == 0 && measured == 200,
-          "the CPU measured 1.2, the GPU 1.1: 200 calls on the GPU, never the CPU again (%d on "
+          "the CPU measured 1.3 and 1.2, the GPU 1.1: 200 calls on the GPU, never the CPU again (%d on "
           "the CPU)", on_cpu);
     tb_policy_record(&p, TB_ROUTE_GPU, 1.5e-4, gpu, tb_rates_get());   /* the median: 1.15 */
     CHECK(choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU, "one slower call leaves the GPU ahead");
@@ -158,9 +175,47 @@ static void test_measured_turns(void)
           "what one class measured does not move another");
 }
 
-/* A class on the CPU with the GPU measured within 4x re-checks the GPU on
- * the 16th and 17th calls, then 32 calls after that, ...; beyond 4x it never does,
- * and a class on the GPU never re-checks the CPU. */
+/* Calls of p's class as dispatch.c makes them, on model times (cpu, gpu),
+ * each route really taking true_cpu / true_gpu times the model's time,
+ * except the first `disturbed` measured GPU calls, which take gpu_first
+ * times it. A call is measured when the policy says its run has settled
+ * (tb_policy_settled), and the first GPU call allocates (not measured).
+ * The routes taken, 'c' or 'g', go to routes; forget: start afresh. */
+static void run_calls(const tb_problem *p, int n, double cpu, double gpu, double true_cpu,
+                      double true_gpu, int disturbed, double gpu_first, int forget, char *routes)
+{
+    if (forget)
+        tb_policy_forget();
+    int gpu_calls = 0, taught = 0;
+    for (int i = 0; i < n; i++) {
+        tb_reason why;
+        const tb_route r = choose(p, cpu, gpu, &why);
+        const int settled = tb_policy_settled(r);
+        routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
+        if (r == TB_ROUTE_CPU && settled)
+            tb_policy_record(p, r, true_cpu * cpu, cpu, tb_rates_get());
+        else if (r == TB_ROUTE_GPU && gpu_calls++ > 0 && settled)
+            tb_policy_record(p, r, (taught++ < disturbed ? gpu_first : true_gpu) * gpu, gpu,
+                             tb_rates_get());
+        tb_policy_ran(r);
+    }
+    routes[n] = '\0';
+}
+
+/* Where the routes in s start and end: the start of each run of g's. */
+static int gpu_runs(const char *s, int *at, int max)
+{
+    int n = 0;
+    for (int i = 0; s[i]; i++)
+        if (s[i] == 'g' && (i == 0 || s[i - 1] != 'g') && n < max)
+            at[n++] = i + 1;
+    return n;
+}
+
+/* A class on the CPU with the GPU measured within 4x re-checks the GPU
+ * with a visit (four calls: two that settle, two measured) 16 calls on,
+ * then 32 calls after that, ...; beyond 4x it never does, and a class on
+ * the GPU never re-checks the CPU. */
 static void test_recheck(void)
 {
     tb_policy_forget();
@@ -170,26 +225,20 @@ static void test_recheck(void)
         tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu, tb_rates_get());
         tb_policy_record(&p, TB_ROUTE_GPU, 1.5 * gpu, gpu, tb_rates_get());
     }
-    char routes[64];
-    int at[6], n = 0;
-    tb_reason why;
-    for (int i = 0; i < 60; i++) {
-        const tb_route r = choose(&p, cpu, gpu, &why);
-        routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
-        if (r == TB_ROUTE_GPU && n < 6)
-            at[n++] = i + 1;
-        CHECK(r == TB_ROUTE_CPU ? why == TB_WHY_CPU_MEASURED : why == TB_WHY_GPU_RECHECK,
-              "call %d: %s", i + 1, tb_reason_name(why));
-    }
-    routes[60] = '\0';
-    CHECK(n == 4 && at[0] == 16 && at[1] == 17 && at[2] == 49 && at[3] == 50,
-          "re-checks at calls 16-17 and 49-50 (%s)", routes);
+    char routes[128];
+    int at[6];
+    run_calls(&p, 80, cpu, gpu, 1.0, 1.5, 0, 1.0, 0, routes);
+    int n = gpu_runs(routes, at, 6);
+    CHECK(n == 2 && at[0] == 16 && at[1] == 51 && !strncmp(routes + 15, "ggggc", 5) &&
+              !strncmp(routes + 50, "ggggc", 5),
+          "re-checks of four calls at calls 16 and 51 (%s)", routes);
 
     tb_policy_forget();
     for (int i = 0; i < 2; i++) {
         tb_policy_record(&p, TB_ROUTE_CPU, 1.0 * cpu, cpu, tb_rates_get());
         tb_policy_record(&p, TB_ROUTE_GPU, 4.5 * gpu, gpu, tb_rates_get());
     }
+    tb_reason why;
     n = 0;
     for (int i = 0; i < 200; i++)
         n += choose(&p, cpu, gpu, &why) == TB_ROUTE_GPU;
@@ -206,29 +255,33 @@ static void test_recheck(void)
     CHECK(n == 0, "a class on the GPU never re-checks the CPU (%d calls)", n);
 }
 
-/* Calls of one shape, as a program makes them, on model times (cpu, gpu),
- * when each route really takes true_cpu / true_gpu times the model's time,
- * except the first `disturbed` measured GPU calls, which take gpu_first
- * times it. As in dispatch.c, the first GPU call allocates and a call right
- * after one on the other route is no measurement. The routes taken, 'c' or
- * 'g', go to routes. */
+/* Which calls measure: from the second call of the process's first run,
+ * and from the third after every switch of route. */
+static void test_settle(void)
+{
+    tb_policy_forget();
+    CHECK(!tb_policy_settled(TB_ROUTE_CPU) && !tb_policy_settled(TB_ROUTE_GPU),
+          "the process's first call measures nothing");
+    tb_policy_ran(TB_ROUTE_CPU);
+    CHECK(tb_policy_settled(TB_ROUTE_CPU) && !tb_policy_settled(TB_ROUTE_GPU),
+          "the second call of the first run measures its route; a switch would not");
+    tb_policy_ran(TB_ROUTE_GPU);
+    CHECK(!tb_policy_settled(TB_ROUTE_GPU), "the second call after a switch measures nothing");
+    tb_policy_ran(TB_ROUTE_GPU);
+    CHECK(tb_policy_settled(TB_ROUTE_GPU) && !tb_policy_settled(TB_ROUTE_CPU),
+          "the third measures its route");
+    tb_policy_ran(TB_ROUTE_CPU);
+    CHECK(!tb_policy_settled(TB_ROUTE_CPU), "so on every switch");
+    tb_policy_ran(TB_ROUTE_CPU);
+    CHECK(tb_policy_settled(TB_ROUTE_CPU), "and back");
+}
+
+/* Calls of one shape from a fresh start (run_calls). */
 static void calls(int n, double cpu, double gpu, double true_cpu, double true_gpu, int disturbed,
                   double gpu_first, char *routes)
 {
-    tb_policy_forget();
     const tb_problem p = problem_of(row_nn(700, 200, 900));
-    int gpu_calls = 0, taught = 0;
-    for (int i = 0; i < n; i++) {
-        tb_reason why;
-        const tb_route r = choose(&p, cpu, gpu, &why);
-        routes[i] = r == TB_ROUTE_GPU ? 'g' : 'c';
-        const int settled = i > 0 && routes[i - 1] == routes[i];
-        if (r == TB_ROUTE_CPU && settled)
-            tb_policy_record(&p, r, true_cpu * cpu, cpu, tb_rates_get());
-        else if (r == TB_ROUTE_GPU && gpu_calls++ > 0 && settled)
-            tb_policy_record(&p, r, (taught++ < disturbed ? gpu_first : true_gpu) * gpu, gpu, tb_rates_get());
-    }
-    routes[n] = '\0';
+    run_calls(&p, n, cpu, gpu, true_cpu, true_gpu, disturbed, gpu_first, 1, routes);
 }
 
 static void test_sequences(void)
@@ -243,33 +296,36 @@ static void test_sequences(void)
     calls(8, 3.0, 1.0, 1.0, 100.0, 0, 1.0, r);
     CHECK(!strcmp(r, "ggcccccc"), "the GPU 100x slower: its allocating call and one more: %s", r);
     /* Close, the CPU ahead and truly faster: two CPU calls (the first has
-     * no call before it), the GPU tried (its allocating call, then one that
-     * counts), back to the CPU. */
+     * no call before it), the GPU visited (its allocating call, one more,
+     * two that count), back to the CPU. */
     calls(10, 1.0, 1.05, 1.0, 1.1, 0, 1.0, r);
-    CHECK(!strcmp(r, "ccggcccccc"), "close, the CPU faster: %s", r);
+    CHECK(!strcmp(r, "ccggggcccc"), "close, the CPU faster: %s", r);
     /* Close, the GPU truly 20% faster: it takes the class. */
     calls(10, 1.0, 1.05, 1.0, 0.8, 0, 1.0, r);
     CHECK(!strcmp(r, "ccgggggggg"), "close, the GPU faster: %s", r);
-    /* Close, the GPU truly faster but its first measured call disturbed
-     * (2x, as right after OpenBLAS calls): the CPU keeps the class until
-     * the re-check, 16 calls on, measures the GPU again. */
-    calls(40, 1.0, 1.05, 1.0, 0.8, 1, 2.0, r);
-    CHECK(!strncmp(r, "ccgg", 4) && strspn(r + 4, "c") == 15 && strspn(r + 19, "g") == 21,
+    /* The GPU truly faster, its first measured call disturbed (2x, as right
+     * after OpenBLAS calls): the visit's second call carries it. */
+    calls(20, 1.0, 1.05, 1.0, 0.8, 1, 2.0, r);
+    CHECK(!strncmp(r, "cc", 2) && strspn(r + 2, "g") == 18,
           "close, the GPU's first measured call disturbed: %s", r);
+    /* Both of the visit's measured calls disturbed: the CPU keeps the
+     * class until the re-check, 16 calls on, measures the GPU again. */
+    calls(40, 1.0, 1.05, 1.0, 0.8, 2, 2.0, r);
+    CHECK(!strncmp(r, "ccgggg", 6) && strspn(r + 6, "c") == 15 && strspn(r + 21, "g") == 19,
+          "close, the visit's two measured GPU calls disturbed: %s", r);
     /* Close, the GPU ahead but the CPU truly faster (the model's mistake
-     * on thin products): the GPU's allocating call and a measured one, the
-     * CPU tried (two calls), then the CPU, re-checking the GPU (two calls)
-     * 16 calls on. */
+     * on thin products): two GPU calls, the CPU visited (four calls), then
+     * the CPU, re-checking the GPU 16 calls on. */
     calls(24, 1.05, 1.0, 1.0, 1.2, 0, 1.0, r);
-    CHECK(!strncmp(r, "ggcc", 4) && strspn(r + 4, "c") == 15 && !strncmp(r + 19, "ggc", 3),
+    CHECK(!strncmp(r, "gg", 2) && strspn(r + 2, "c") == 19 && !strcmp(r + 21, "ggg"),
           "close, the CPU faster than the model's GPU: %s", r);
     /* Close, the GPU ahead and as fast as the model says: the CPU is not
-     * tried. Slower than that but still ahead of the CPU's estimate: tried
-     * twice, then back to the GPU. */
+     * visited. Slower than that but still ahead of the CPU's estimate:
+     * visited (four calls), then back to the GPU. */
     calls(12, 1.05, 1.0, 1.1, 1.0, 0, 1.0, r);
     CHECK(!strcmp(r, "gggggggggggg"), "close, the GPU as fast as its model: %s", r);
     calls(12, 1.05, 1.0, 1.3, 1.1, 0, 1.0, r);
-    CHECK(!strcmp(r, "ggccgggggggg"), "close, the GPU slower than its model, the CPU slower still: %s", r);
+    CHECK(!strcmp(r, "ggccccgggggg"), "close, the GPU slower than its model, the CPU slower still: %s", r);
 }
 
 /* A class's measurements are ratios to the model under the rates in use
@@ -368,6 +424,7 @@ int main(void)
     test_gpu_tries_cpu();
     test_measured_turns();
     test_recheck();
+    test_settle();
     test_sequences();
     test_rates_change();
     return unit_summary("test_policy");
