@@ -206,16 +206,17 @@ int tb_policy_settled(tb_route route)
  *    calls never settle, between other classes' calls on the other route,
  *    ends without a measurement and is not made again). Two measured calls:
  *    the route's estimate is then the lower of them, and one call still
- *    disturbed does not decide. The two ways round cost differently. A GPU call between CPU calls leaves them
- *    undisturbed, so a class on the CPU visits the GPU once its CPU is
- *    measured, ahead or not. After OpenBLAS calls its threads poll for
- *    work on every core for about 0.1 s, and GPU calls whose copies use our
- *    copy threads run up to 2-3 times slower meanwhile (8192x8192x16: 14-15
- *    ms against 7.6-8.1 on the H200 machine). So a class on the GPU visits
- *    the CPU only when the CPU's estimate is ahead of the GPU's measured
- *    time (the model put the class on the GPU and its calls then ran slower
- *    than it said: on the H200 machine 900x900x30 and 2500x2500x6 stayed on
- *    a GPU 1.2-1.3 times slower than the CPU without such a visit).
+ *    disturbed does not decide. The two ways round cost differently. A GPU
+ *    call between CPU calls leaves them undisturbed, so a class on the CPU
+ *    visits the GPU once its CPU is measured, ahead or not. After OpenBLAS
+ *    calls its threads poll for work on every core for about 0.1 s, and GPU
+ *    calls whose copies use our copy threads run up to 2-3 times slower
+ *    meanwhile (8192x8192x16: 14-15 ms against 7.6-8.1 on the H200
+ *    machine). So a class on the GPU visits the CPU only when the CPU's
+ *    estimate is ahead of the GPU's measured time (the model put the class
+ *    on the GPU and its calls then ran slower than it said: on the H200
+ *    machine 900x900x30 and 2500x2500x6 stayed on a GPU 1.2-1.3 times
+ *    slower than the CPU without such a visit).
  * 3. A class on the CPU whose GPU is measured too, and within
  *    TB_RECHECK_SPAN of the CPU, re-checks the GPU with a visit once in
  *    `every` calls: 16 at first, doubling after each re-check up to 1024,
@@ -311,9 +312,10 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], const tb_r
         route = tb_visit_start(s, TB_ROUTE_CPU, TB_WHY_CPU_TRY);
         *why = TB_WHY_CPU_TRY;
     } else {
-        /* Nothing measured yet (the class's first calls measure the route
-         * they take), or a visit that measured nothing: the estimates. */
-        *why = cpu || gpu ? tb_why_measured[fast] : tb_why_try[fast];
+        /* The faster estimate: the class's first calls (which measure the
+         * route they take), a class on the GPU whose CPU is not ahead, or
+         * after a visit that measured nothing. */
+        *why = measured[fast] ? tb_why_measured[fast] : tb_why_try[fast];
     }
     if (s && s->visit < 0 && cpu && gpu && route == TB_ROUTE_CPU &&          /* rule 3 */
         est[TB_ROUTE_GPU] <= TB_RECHECK_SPAN * est[TB_ROUTE_CPU] && tb_recheck_due(s)) {
