@@ -98,9 +98,9 @@ int tiledblas_gpu_start(double timeout_s);
 int tiledblas_calibrate(char *buf, size_t len);
 
 /* Device memory: bytes held in the library's idle buffers (the preload's
- * pipeline buffers, and the pool that tiledblas_xgemm_device() copies
- * unaligned operands into, which keeps up to 512 MiB), and free on the
- * device. Returns 0, or -1 (both 0) when the GPU path has not started.
+ * pipeline buffers, and the pool that tiledblas_sgemm_device() and
+ * tiledblas_dgemm_device() take their kernels' scratch from), and free on
+ * the device. Returns 0, or -1 (both 0) when the GPU path has not started.
  * Never starts CUDA. */
 int tiledblas_memory(size_t *device_held, size_t *device_free);
 

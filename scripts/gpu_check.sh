@@ -1,7 +1,7 @@
 #!/bin/bash
-# scripts/gpu_check.sh - the whole GPU check in one go, for the lent H200
-# (shared/GPU.md): unpack OpenBLAS and the reference testers carried in
-# .deps/, build, run ctest with the GPU tests, xscblat3 and xdcblat3 in
+# scripts/gpu_check.sh - the whole GPU check in one go, on a machine with
+# an NVIDIA GPU and no package registry: unpack OpenBLAS and the reference
+# testers carried in .deps/ (scripts/fetch_deps.sh), build, run ctest with the GPU tests, xscblat3 and xdcblat3 in
 # forced-GPU mode, compute-sanitizer on a small GPU run, and the benchmark
 # tables.
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
@@ -12,6 +12,11 @@
 #                               to build for this GPU alone, faster);
 #   TB_BUILD_TARGETS=...        build only these targets (e.g. "tiledblas_lib bench_e2e
 #                               tiledblas" for steps calibrate and sweep);
+#   TB_PREBUILT=DIR             no build: run the binaries of a build made on another
+#                               machine with the same CUDA, copied flat into DIR
+#                               (libtiledblas.so, bench_e2e, tiledblas: enough for
+#                               steps calibrate and sweep); built here if they
+#                               do not load;
 #   TB_SWEEP_ROUNDS, TB_SWEEP_SMALL_ROUNDS, TB_SWEEP_SHAPES: the sweep's rounds
 #          (2; 4 for shapes under 1 GFLOP) and shapes; TB_SWEEP_EXTRA: shapes
 #          added to the list; TB_SWEEP_DOUBLE_SHAPES: the shapes of the sweep
@@ -58,12 +63,19 @@ configure() {
         || { tail -30 "$3"; return 1; }
 }
 
+B=/tmp/tb-build
+pre=${TB_PREBUILT:+$(cd "$TB_PREBUILT" && pwd)}
+if [ -n "$pre" ] && ! LD_LIBRARY_PATH=$pre:$LD_LIBRARY_PATH ldd "$pre"/{libtiledblas.so,bench_e2e,tiledblas} | grep "not found"; then
+step "prebuilt binaries in $TB_PREBUILT"
+B=$pre
+export LD_LIBRARY_PATH=$B:$LD_LIBRARY_PATH   # the tiledblas command's libtiledblas.so.0
+else
 step "build"
-configure "$root" /tmp/tb-build "$out/cmake.log" || exit 1
-cmake --build /tmp/tb-build ${TB_BUILD_TARGETS:+--target $TB_BUILD_TARGETS} >"$out/build.log" 2>&1 || { grep -B3 -A20 FAILED "$out/build.log" | head -60; exit 1; }
+configure "$root" $B "$out/cmake.log" || exit 1
+cmake --build $B ${TB_BUILD_TARGETS:+--target $TB_BUILD_TARGETS} >"$out/build.log" 2>&1 || { grep -B3 -A20 FAILED "$out/build.log" | head -60; exit 1; }
 grep -E "ptxas info *: (Used|Compiling)|spill" "$out/build.log" | sed 's/^ *//' | sort -u > "$out/ptxas.txt"
 echo "built; ptxas report in ptxas.txt ($(wc -l < "$out/ptxas.txt") lines)"
-B=/tmp/tb-build
+fi
 TBLIB=$B/libtiledblas.so
 
 if want ctest; then

@@ -398,6 +398,7 @@ typedef struct tb_verify_result {
     double max_abs, avg_abs, rel_fro;   /* GPU against the CPU BLAS          */
     double gpu_s, cpu_s;                /* wall seconds of each side          */
     int within_bound;                   /* within the precision's error bound   */
+    double bound_rel;                   /* that bound over ||C|| (the CPU's)    */
 } tb_verify_result;
 
 typedef struct tb_record {
@@ -429,6 +430,12 @@ TB_HIDDEN void tb_account(const tb_record *r);
  * holds the CPU result all the same). */
 TB_HIDDEN int tb_verify_call(const tb_call *c, const tb_problem *p,
                              tb_gpu_times *t, tb_verify_result *v);
+/* The comparison alone: gpu (C's window with stride ldg) against the CPU
+ * BLAS's result in p->C, c0 the Frobenius norm of C's window before the
+ * call. Fills *v but its times; returns how many elements differ only by
+ * the CPU BLAS's NaN for alpha = 0 (not counted against the GPU). */
+TB_HIDDEN size_t tb_verify_compare(const tb_problem *p, const void *gpu, size_t ldg,
+                                   double c0, tb_verify_result *v);
 
 /* The shim's fast path for small calls (shim/gemm.c): once the first call
  * has resolved everything, a cblas call with m*n*k below `below` that

@@ -1,6 +1,6 @@
 /* tests/test_cache_files.c - the calibration cache's reading and writing (cache.c)
- * against what another user could plant: a link at the cache path or at the
- * names a temporary file used to take, a FIFO at the path (must not hang), a
+ * against what another user could plant: a link at the cache path or at
+ * predictable temporary-file names, a FIFO at the path (must not hang), a
  * directory others may write to or another user owns (not used at all).
  * Linked against the library's objects, so it sees the hidden internals;
  * argument: a scratch directory of its own. */
