@@ -1,9 +1,9 @@
 #!/bin/bash
 # scripts/gpu_check.sh - the whole GPU check in one go, on a machine with
 # an NVIDIA GPU and no package registry: unpack OpenBLAS and the reference
-# testers carried in .deps/ (scripts/fetch_deps.sh), build, run ctest with the GPU tests, xscblat3 and xdcblat3 in
-# forced-GPU mode, compute-sanitizer on a small GPU run, and the benchmark
-# tables.
+# testers carried in .deps/ (scripts/fetch_deps.sh), build, run ctest with
+# the GPU tests, xscblat3 and xdcblat3 in forced-GPU mode, compute-sanitizer
+# on a small GPU run, and the benchmark tables.
 # Usage: scripts/gpu_check.sh [OUTDIR]     (logs go to OUTDIR, default ./gpu-check)
 #   TB_STEPS=ctest,kernels,...  runs only the named steps (after the build);
 #   TB_CTEST_REGEX=...          runs only the matching ctest tests;
@@ -65,7 +65,8 @@ configure() {
 
 B=/tmp/tb-build
 pre=${TB_PREBUILT:+$(cd "$TB_PREBUILT" && pwd)}
-if [ -n "$pre" ] && ! LD_LIBRARY_PATH=$pre:$LD_LIBRARY_PATH ldd "$pre"/{libtiledblas.so,bench_e2e,tiledblas} | grep "not found"; then
+if [ -n "$pre" ] && ! LD_LIBRARY_PATH=$pre:$LD_LIBRARY_PATH ldd "$pre"/{libtiledblas.so,bench_e2e,tiledblas} 2>&1 |
+                       grep -E "not found|No such file|not a dynamic"; then
 step "prebuilt binaries in $TB_PREBUILT"
 B=$pre
 export LD_LIBRARY_PATH=$B:$LD_LIBRARY_PATH   # the tiledblas command's libtiledblas.so.0
