@@ -1,6 +1,7 @@
-/* src/cache.c - the calibration cache: its file format, where it lives (the
- * directory from settings.c, a file named by a hash of the machine's key)
- * and reading and writing it safely. It measures nothing (calibrate.c does)
+/* src/cache.c - the cache: the rates file's format, where the files live
+ * (the directory from settings.c, files named by a hash of the machine's
+ * key: the rates, and what auto mode learned, whose text policy.c writes)
+ * and reading and writing them safely. It measures nothing (calibrate.c does)
  * and trusts nothing it reads: every rate is range-checked, and a directory
  * another user could write into is not used at all. */
 #define _GNU_SOURCE
@@ -208,6 +209,16 @@ int tb_calibration_path(char *path, size_t len, char *key, size_t klen)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+int tb_learned_path(const char *rates_path, char *path, size_t len)
+{
+    const char *base = strrchr(rates_path, '/');
+    base = base ? base + 1 : rates_path;
+    if (strncmp(base, "rates-", 6) != 0)
+        return -1;
+    int n = snprintf(path, len, "%.*slearned-%s", (int)(base - rates_path), rates_path, base + 6);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 /* ---- reading and writing -------------------------------------------------- */
 
 /* The directory part of path, in dir (len bytes); -1 when there is none. */
@@ -260,22 +271,17 @@ static int tb_mkdirs(const char *dir)
     return mkdir(d, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int tb_cache_load(const char *path, const char *key, tb_rates *r)
+int tb_cache_read(const char *path, char *text, size_t len)
 {
     char dir[4096];
-    if (tb_dir_of(path, dir, sizeof dir) != 0 || !tb_cache_dir_trusted(dir))
+    if (len == 0 || tb_dir_of(path, dir, sizeof dir) != 0 || !tb_cache_dir_trusted(dir))
         return -1;
     int fd = tb_open_read(path);
     if (fd < 0)
         return -1;
-    char *text = malloc(TB_CAL_TEXT);
-    if (!text) {
-        close(fd);
-        return -1;
-    }
     size_t n = 0;
-    while (n < TB_CAL_TEXT - 1) {
-        ssize_t k = read(fd, text + n, TB_CAL_TEXT - 1 - n);
+    while (n < len - 1) {
+        ssize_t k = read(fd, text + n, len - 1 - n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -284,7 +290,14 @@ int tb_cache_load(const char *path, const char *key, tb_rates *r)
     }
     close(fd);
     text[n] = '\0';
-    int rc = tb_calibration_parse(text, key, r);
+    return 0;
+}
+
+int tb_cache_load(const char *path, const char *key, tb_rates *r)
+{
+    char *text = malloc(TB_CAL_TEXT);
+    int rc = text && tb_cache_read(path, text, TB_CAL_TEXT) == 0 ? tb_calibration_parse(text, key, r)
+                                                                 : -1;
     free(text);
     return rc;
 }
@@ -292,33 +305,44 @@ int tb_cache_load(const char *path, const char *key, tb_rates *r)
 /* A temporary file made by mkstemp in the cache directory, renamed over the
  * path once complete: a reader never sees half a file, and a link planted
  * at the path is replaced, never followed. */
+int tb_cache_write(const char *path, const char *text)
+{
+    char dir[4096], tmp[4200];
+    if (tb_dir_of(path, dir, sizeof dir) != 0 || tb_mkdirs(dir) != 0 ||
+        !tb_cache_dir_trusted(dir) || snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+        return -1;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int ok = fchmod(fd, 0644) == 0;
+    ok &= tb_file_write_all(fd, text, strlen(text)) == 0;
+    ok &= close(fd) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
 int tb_cache_save(const char *path, const char *key, const tb_rates *r)
 {
-    char dir[4096], when[40], tmp[4200];
-    if (tb_dir_of(path, dir, sizeof dir) != 0 || tb_mkdirs(dir) != 0 ||
-        !tb_cache_dir_trusted(dir))
-        return -1;
+    char when[40];
     char *text = malloc(TB_CAL_TEXT);
     if (!text)
         return -1;
     time_t now = time(NULL);
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tm));
-    int fd = -1;
-    if (tb_calibration_format(r, key, when, text, TB_CAL_TEXT) == 0 &&
-        snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) < (int)sizeof tmp)
-        fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        free(text);
-        return -1;
-    }
-    int ok = fchmod(fd, 0644) == 0;
-    ok &= tb_file_write_all(fd, text, strlen(text)) == 0;
-    ok &= close(fd) == 0;
+    int rc = tb_calibration_format(r, key, when, text, TB_CAL_TEXT) == 0 ? tb_cache_write(path, text)
+                                                                          : -1;
     free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
+    return rc;
+}
+
+int tb_cache_remove(const char *path)
+{
+    char dir[4096];
+    if (tb_dir_of(path, dir, sizeof dir) != 0 || !tb_cache_dir_trusted(dir))
         return -1;
-    }
-    return 0;
+    return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
 }

@@ -55,6 +55,7 @@ static pthread_mutex_t tb_cal_lock = PTHREAD_MUTEX_INITIALIZER;
 static int tb_cal_done;                  /* the rates are final              */
 static tb_rates tb_cal_rates;            /* published once measured or read  */
 static char tb_cal_source[1200] = "built in (H200 machine) until CUDA starts";
+static char tb_cal_learned[1100];        /* the learned file beside the rates */
 
 /* ---- the measurement ------------------------------------------------------ */
 
@@ -418,6 +419,12 @@ int tb_rates_final(void)
     return tb_settings_get()->calibrate == TB_CAL_OFF || __atomic_load_n(&tb_cal_done, __ATOMIC_ACQUIRE);
 }
 
+const char *tb_learned_file(void)
+{
+    return __atomic_load_n(&tb_cal_done, __ATOMIC_ACQUIRE) && tb_cal_learned[0] ? tb_cal_learned
+                                                                                : NULL;
+}
+
 static void tb_cal_summary(char *buf, size_t len, const tb_rates *r)
 {
     /* The grid: how far the measured times stand from the formulas. */
@@ -462,6 +469,11 @@ static int tb_cal_locked(int force, int gpu_only, char *report, size_t rlen)
     char path[1100], key[2048], line[800];
     int have_path = tb_calibration_path(path, sizeof path, key, sizeof key) == 0;
     int changed = 0;
+    char learned[sizeof tb_cal_learned] = "";
+    if (have_path && tb_learned_path(path, learned, sizeof learned) != 0)
+        learned[0] = '\0';
+    if (strcmp(learned, tb_cal_learned) != 0)   /* written once: the key stays */
+        memcpy(tb_cal_learned, learned, sizeof learned);
     if (!force && have_path && tb_cache_load(path, key, &tb_cal_rates) == 0) {
         snprintf(tb_cal_source, sizeof tb_cal_source, "this machine's, read from %s", path);
         changed = 1;

@@ -89,6 +89,7 @@ static void tb_exit_enter(int phase)
 static void tb_exit_atexit(void)
 {
     tb_exit_enter(TB_EXIT_BEGUN);
+    tb_policy_save();   /* what the classes measured, for the next process */
 }
 
 /* A call counts itself in flight before it looks at the phase, and this

@@ -331,8 +331,17 @@ TB_HIDDEN void tb_policy_ran(tb_route route);
 /* Whether a call on route now would measure it: the process's last calls
  * ran there long enough for what the other route left behind to pass. */
 TB_HIDDEN int tb_policy_settled(tb_route route);
-/* Forgets every class's measurements (tests, and a calibration on demand). */
+/* Forgets every class's measurements, the learned file's too (tests, and a
+ * calibration on demand). */
 TB_HIDDEN void tb_policy_forget(void);
+/* The learned file's text: what the classes measured (0), or -1 when it
+ * does not fit in len. Reading it back adds to the classes what they have
+ * not measured in this process; returns the lines taken. */
+TB_HIDDEN int tb_policy_export(char *buf, size_t len);
+TB_HIDDEN int tb_policy_import(const char *text);
+/* At exit: writes the learned file, if this process read it and its
+ * classes have measured calls since. */
+TB_HIDDEN void tb_policy_save(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the
  * transposes, beta = 0 or not, the precision. */
 TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
@@ -349,6 +358,9 @@ TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
 TB_HIDDEN int tb_calibrate_ensure(void);
 /* 1 once the rates are final (tb_calibrate_ensure ran, or calibration is off). */
 TB_HIDDEN int tb_rates_final(void);
+/* Once the rates are final: the file where auto mode keeps what its shape
+ * classes measured, beside the rates in the cache; NULL without a cache. */
+TB_HIDDEN const char *tb_learned_file(void);
 /* Measures the rates now (GPU and CPU BLAS must be available). Returns 0 and
  * fills *r, or -1 with *why set. */
 TB_HIDDEN int tb_calibrate_measure(tb_rates *r, const char **why);
@@ -359,7 +371,7 @@ TB_HIDDEN int tb_calibrate_now(char *report, size_t len);
 /* Where the rates in use came from, in words (never starts CUDA). */
 TB_HIDDEN void tb_calibration_describe(char *buf, size_t len);
 
-/* ---- Functions in cache.c: the calibration cache's file, key and I/O ---- */
+/* ---- Functions in cache.c: the cache's files (rates, learned), key and I/O ---- */
 /* The cache file for this machine (key: GPU, CPU, CPU BLAS, settings that
  * change speed, library version); the key text goes to key if not NULL. */
 TB_HIDDEN int tb_calibration_path(char *path, size_t len, char *key, size_t klen);
@@ -371,11 +383,21 @@ TB_HIDDEN int tb_calibration_parse(const char *text, const char *key, tb_rates *
 /* Sets the rate at offset `field` of r (offsetof(tb_rates, ...)) to v when
  * v lies within that rate's plausible bounds; otherwise leaves it. */
 TB_HIDDEN void tb_rates_keep(tb_rates *r, size_t field, double v);
-/* Reads the rates cached at path (a regular file, no link, in a directory
- * that only the effective user may write): 0 when they match the key. */
+/* The file beside the rates at rates_path where auto mode keeps what its
+ * shape classes measured (policy.c): learned-HASH.txt for rates-HASH.txt. */
+TB_HIDDEN int tb_learned_path(const char *rates_path, char *path, size_t len);
+/* A cache file's text, at most len - 1 bytes and NUL-terminated, from a
+ * regular file (no link) in a directory that only the effective user may
+ * write; 0 on success. */
+TB_HIDDEN int tb_cache_read(const char *path, char *text, size_t len);
+/* Writes text there: the directory made if missing (and then checked like
+ * tb_cache_read's), a mkstemp file renamed over path. 0 on success. */
+TB_HIDDEN int tb_cache_write(const char *path, const char *text);
+/* Removes a cache file (gone already counts as removed); 0 on success. */
+TB_HIDDEN int tb_cache_remove(const char *path);
+/* The rates cached at path, read and written that way: 0 when they match
+ * the key (load), or were written (save). */
 TB_HIDDEN int tb_cache_load(const char *path, const char *key, tb_rates *r);
-/* Writes them there: the directory made if missing (and then checked like
- * tb_cache_load's), a mkstemp file renamed over path. 0 on success. */
 TB_HIDDEN int tb_cache_save(const char *path, const char *key, const tb_rates *r);
 
 /* What the GPU side measured of one call. */

@@ -180,6 +180,38 @@ calibrate)
     TILEDBLAS_CALIBRATE=off run err6
     [ "$(count 'cost model' "$tmp/err6")" = 0 ] || fail "calibrate=off still calibrated"
     pass "the GPU's rates measured in the background ($(sed -n 's/.*measured by this process in \([0-9]*\) ms.*/\1/p' "$tmp/err1") ms), force measured all and cached, read back; new key or damaged file not believed" ;;
+learned)
+    # Auto mode keeps what its shape classes measured in the cache, beside
+    # the rates, and the next process starts from it: its calls say
+    # gpu-measured from the first one weighed once the GPU is up, where the
+    # first process's first GPU call said gpu-faster. TILEDBLAS_LEARN=off
+    # reads and writes nothing, and a damaged file is not believed. The
+    # program is three 8192^3 calls, the first of which waits for the start.
+    # No GPU: nothing learned, nothing written.
+    unset TILEDBLAS_CALIBRATE
+    run() { TILEDBLAS_VERBOSE=2 pre "$bin/../bench_startup" 8192 3 >/dev/null 2>"$tmp/$1" || fail "failed ($1)"; }
+    if ! have_gpu; then
+        TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
+            >/dev/null 2>"$tmp/err1" || fail "wrong results"
+        ! ls "$tmp"/cache/learned-* >/dev/null 2>&1 || fail "no GPU, yet: $(ls "$tmp/cache")"
+        pass "no GPU: nothing learned, nothing written"
+    fi
+    run err1
+    f=$(ls "$tmp"/cache/learned-*.txt 2>/dev/null) || fail "no learned file: $(ls "$tmp/cache" 2>&1)"
+    grep -q "^call [0-9]* 1 [0-9.e-]* 8192 8192 8192$" "$f" || fail "no GPU call kept: $(cat "$f")"
+    [ "$(count ' -> gpu (gpu-faster)' "$tmp/err1")" -ge 1 ] || fail "first process: $(grep ' -> ' "$tmp/err1")"
+    run err2
+    grep -q "learned: [1-9][0-9]* lines read from $f" "$tmp/err2" || fail "not read: $(grep -v ' -> ' "$tmp/err2")"
+    [ "$(count ' -> gpu (gpu-faster)' "$tmp/err2")" = 0 ] && [ "$(count ' -> gpu (gpu-measured)' "$tmp/err2")" -ge 2 ] ||
+        fail "the second process did not start from the first's calls: $(grep ' -> ' "$tmp/err2")"
+    rm -f "$f"
+    TILEDBLAS_LEARN=off run err3
+    [ ! -e "$f" ] && [ "$(count 'learned:' "$tmp/err3")" = 0 ] || fail "TILEDBLAS_LEARN=off learned"
+    printf 'call 1 1 nan 1 1 1\nclass 0 0 0 0 0\n%s\n' "garbage" > "$f"
+    run err4
+    grep -q "learned: 0 lines read from $f" "$tmp/err4" && [ "$(count ' -> gpu (gpu-faster)' "$tmp/err4")" -ge 1 ] ||
+        fail "a damaged file was believed: $(grep -v ' -> ' "$tmp/err4" | head -3)"
+    pass "the second process started from the first's measured calls ($(grep -c '^call ' "$f") kept); LEARN=off and a damaged file: nothing taken" ;;
 mode-cpu)
     TILEDBLAS_MODE=cpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 100 >/dev/null 2>"$tmp/err" || fail "wrong results"
     [ "$(count ' -> cpu (mode-cpu)' "$tmp/err")" -ge 80 ] || fail "mode=cpu not honoured: $(head -3 "$tmp/err")"

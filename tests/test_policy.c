@@ -3,8 +3,8 @@
  * the GPU and a class on the GPU visiting the CPU; measurements (the median
  * of a route's last calls) replacing the model; which calls of a run
  * measure; the re-check of the GPU from the CPU and its doubling interval;
- * the shape classes; whole sequences of calls as a program makes them. No
- * GPU. */
+ * the shape classes; whole sequences of calls as a program makes them;
+ * the learned file's text, written and read back. No GPU. */
 #include "unit_check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +410,99 @@ static void test_median(void)
           tb_reason_name(why), est[TB_ROUTE_GPU]);
 }
 
+/* What the classes measured, written for the next process and read back
+ * (the learned file's text): the same estimates and routes after the round
+ * trip, the last 8 calls of a route kept in order, nothing taken from a
+ * line that does not check out, and a route the process measured itself
+ * not overwritten by the file's. */
+static int count_lines(const char *text, const char *word)
+{
+    int n = 0;
+    for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        n += strncmp(l, word, strlen(word)) == 0;
+    return n;
+}
+
+static void test_learned(void)
+{
+    static char text[1 << 16], again[1 << 16];
+    const tb_problem p = problem_of(row_nn(300, 300, 300));
+    double model[2], est[2], est2[2];
+    tb_predict_at(tb_rates_get(), &p, &model[TB_ROUTE_CPU], &model[TB_ROUTE_GPU]);
+    tb_reason why, why2;
+    tb_policy_forget();
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.3 * model[0], model[0], tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_CPU, 1.1 * model[0], model[0], tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_GPU, 0.9 * model[1], model[1], tb_rates_get());
+    tb_policy_record(&p, TB_ROUTE_GPU, 1.0 * model[1], model[1], tb_rates_get());
+    tb_route r = tb_policy_choose(&p, model, tb_rates_get(), est, &why);
+    CHECK(tb_policy_export(text, sizeof text) == 0 && count_lines(text, "class ") == 1 &&
+              count_lines(text, "call ") == 4,
+          "one class and its four calls written:\n%s", text);
+    tb_policy_forget();
+    tb_policy_choose(&p, model, tb_rates_get(), est2, &why2);
+    CHECK(near(est2[0], model[0]) && near(est2[1], model[1]), "forgotten: the model's times");
+    tb_policy_forget();
+    CHECK(tb_policy_import(text) == 5, "five lines read back");
+    tb_route r2 = tb_policy_choose(&p, model, tb_rates_get(), est2, &why2);
+    CHECK(r2 == r && why2 == why && near(est2[0], est[0]) && near(est2[1], est[1]),
+          "read back: %s (%s) at %.4g / %.4g, as before the round trip: %s (%s) at %.4g / %.4g",
+          r2 == TB_ROUTE_GPU ? "gpu" : "cpu", tb_reason_name(why2), est2[0], est2[1],
+          r == TB_ROUTE_GPU ? "gpu" : "cpu", tb_reason_name(why), est[0], est[1]);
+
+    /* Ten calls of a route: the last eight, oldest first, survive a round
+     * trip unchanged. */
+    tb_policy_forget();
+    for (int i = 1; i <= 10; i++)
+        tb_policy_record(&p, TB_ROUTE_CPU, i * 1e-4, model[0], tb_rates_get());
+    tb_policy_export(text, sizeof text);
+    tb_policy_forget();
+    tb_policy_import(text);
+    tb_policy_export(again, sizeof again);
+    const char *first = strstr(text, "\ncall ");
+    CHECK(count_lines(text, "call ") == 8 && first && strstr(first, " 0.0003 300 300 300\n") ==
+              strchr(first + 1, '\n') - strlen(" 0.0003 300 300 300") &&
+              !strstr(text, " 0.0002 300 300 300\n") && strcmp(text, again) == 0,
+          "the last 8 of 10 calls, the same text after a round trip:\n%s---\n%s", text, again);
+
+    /* Lines that do not check out are skipped, each for its own reason. */
+    const unsigned key = tb_policy_class(&p);
+    char bad[2048];
+    snprintf(bad, sizeof bad,
+             "call %u 0 0.001 5000 300 300\n"      /* m outside the class           */
+             "call %u 0 -0.001 300 300 300\n"      /* a negative time               */
+             "call %u 0 nan 300 300 300\n"
+             "call %u 0 inf 300 300 300\n"
+             "call %u 2 0.001 300 300 300\n"       /* no route 2                    */
+             "call 0 0 0.001 300 300 300\n"        /* no class 0                    */
+             "call %u 0 0.001 300 300 300 x\n"     /* more than a line holds        */
+             "call %u 0 0.001 300 300\n"           /* less                          */
+             "class %u 0 4096 1 1\n"               /* a re-check interval too long  */
+             "class %u 9 8 1 1\n"                  /* since past every              */
+             "class %u 0 16 2 0\n"                 /* visited is 0 or 1             */
+             "nonsense\n\n# a comment\n",
+             key, key, key, key, key, key, key, key, key, key);
+    tb_policy_forget();
+    CHECK(tb_policy_import(bad) == 0, "no line of the bad text taken");
+    tb_policy_choose(&p, model, tb_rates_get(), est2, &why2);
+    CHECK(near(est2[0], model[0]) && near(est2[1], model[1]) && why2 != TB_WHY_CPU_MEASURED &&
+              why2 != TB_WHY_GPU_MEASURED,
+          "after the bad text: nothing measured (%s)", tb_reason_name(why2));
+
+    /* A route this process measured keeps its own calls; the file fills in
+     * the other. */
+    tb_policy_forget();
+    snprintf(bad, sizeof bad, "class %u 0 0 0 0\ncall %u 0 %.6g 300 300 300\ncall %u 1 %.6g 300 300 300\n",
+             key, key, 0.5 * model[0], key, 3.0 * model[1]);
+    tb_policy_record(&p, TB_ROUTE_GPU, 0.8 * model[1], model[1], tb_rates_get());
+    CHECK(tb_policy_import(bad) == 2, "the class line and the CPU call taken, not the GPU's");
+    tb_policy_choose(&p, model, tb_rates_get(), est2, &why2);
+    CHECK(near(est2[0], 0.5 * model[0]) && near(est2[1], 0.8 * model[1]),
+          "CPU from the file (%.4g, want %.4g), GPU this process's own (%.4g, want %.4g)",
+          est2[0], 0.5 * model[0], est2[1], 0.8 * model[1]);
+    tb_policy_forget();
+}
+
 int main(void)
 {
     setenv("TILEDBLAS_CALIBRATE", "off", 1);
@@ -427,5 +520,6 @@ int main(void)
     test_settle();
     test_sequences();
     test_rates_change();
+    test_learned();
     return unit_summary("test_policy");
 }
