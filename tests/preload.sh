@@ -42,6 +42,18 @@ many() {
     n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) " "$tmp/err")
     [ "$n" = "$calls" ] || fail "$what: $n $g decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
 }
+# The cases of the cache (calibrate, learned), in auto mode with decision
+# lines: cache_run CALLS NAME runs CALLS products of 8192^3 in one process
+# (the first waits for the GPU's start), stderr to $tmp/NAME; no_gpu_run,
+# without a GPU, six calls of 700-900 through sgemm_check, stderr to
+# $tmp/err1.
+cache_run() {
+    TILEDBLAS_VERBOSE=2 pre "$bin/../bench_startup" 8192 "$1" >/dev/null 2>"$tmp/$2" || fail "failed ($2)"
+}
+no_gpu_run() {
+    TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
+        >/dev/null 2>"$tmp/err1" || fail "wrong results"
+}
 threads_runs() {
     many "16 threads" 640 gpu --calls 640 --threads 16
     many "64 threads" 640 auto --calls 640 --threads 64 --rownn --max-dim 40
@@ -155,10 +167,9 @@ calibrate)
     # and its line, always come before the process ends). No GPU: nothing
     # measured or written.
     unset TILEDBLAS_CALIBRATE
-    run() { TILEDBLAS_VERBOSE=2 pre "$bin/../bench_startup" 8192 1 >/dev/null 2>"$tmp/$1" || fail "failed ($1)"; }
+    run() { cache_run 1 "$1"; }
     if ! have_gpu; then
-        TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
-            >/dev/null 2>"$tmp/err1" || fail "wrong results"
+        no_gpu_run
         [ ! -e "$tmp/cache" ] || fail "no GPU, yet rates were cached: $(ls "$tmp/cache")"
         [ "$(count 'cost model' "$tmp/err1")" = 0 ] || fail "no GPU, yet: $(grep 'cost model' "$tmp/err1")"
         pass "no GPU: nothing measured, nothing cached"
@@ -189,10 +200,9 @@ learned)
     # program is three 8192^3 calls, the first of which waits for the start.
     # No GPU: nothing learned, nothing written.
     unset TILEDBLAS_CALIBRATE
-    run() { TILEDBLAS_VERBOSE=2 pre "$bin/../bench_startup" 8192 3 >/dev/null 2>"$tmp/$1" || fail "failed ($1)"; }
+    run() { cache_run 3 "$1"; }
     if ! have_gpu; then
-        TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 6 --rownn --min-dim 700 --max-dim 900 \
-            >/dev/null 2>"$tmp/err1" || fail "wrong results"
+        no_gpu_run
         ! ls "$tmp"/cache/learned-* >/dev/null 2>&1 || fail "no GPU, yet: $(ls "$tmp/cache")"
         pass "no GPU: nothing learned, nothing written"
     fi
