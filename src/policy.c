@@ -102,6 +102,11 @@ static unsigned tb_ilog2(int x)
     return l;
 }
 
+/* A class key is 1 + 19 bits: log2 of m, n and k in the low 15
+ * (TB_CLASS_MNK), then the transposes, beta != 0 and the precision. */
+#define TB_CLASS_MNK 0x7fffu
+#define TB_CLASS_KEYS (1u << 19)
+
 unsigned tb_policy_class(const tb_problem *p)
 {
     return 1u + (tb_ilog2(p->m) | tb_ilog2(p->n) << 5 | tb_ilog2(p->k) << 10 |
@@ -155,6 +160,14 @@ static double tb_measured_ratio(tb_class *s, int r, const tb_problem *p, const t
     return v[(n - 1) / 2];
 }
 
+/* A measured call of route r into s's last TB_KEEP. Lock held. */
+static void tb_class_keep(tb_class *s, int r, tb_sample x)
+{
+    s->kept[r][s->next[r]] = x;
+    s->next[r] = (s->next[r] + 1) % TB_KEEP;
+    s->seen[r]++;
+}
+
 void tb_policy_record(const tb_problem *p, tb_route route, double seconds, double model_s,
                       const tb_rates *rates)
 {
@@ -164,10 +177,8 @@ void tb_policy_record(const tb_problem *p, tb_route route, double seconds, doubl
         return;
     tb_class *s = tb_class_find(tb_policy_class(p), 1);
     if (s) {
-        s->kept[r][s->next[r]] = (tb_sample){.ratio = ratio, .rates = rates, .seconds = seconds,
-                                             .m = p->m, .n = p->n, .k = p->k};
-        s->next[r] = (s->next[r] + 1) % TB_KEEP;
-        s->seen[r]++;
+        tb_class_keep(s, r, (tb_sample){.ratio = ratio, .rates = rates, .seconds = seconds,
+                                        .m = p->m, .n = p->n, .k = p->k});
         __atomic_store_n(&tb_learned_dirty, 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&tb_class_lock);
@@ -413,7 +424,7 @@ int tb_policy_export(char *buf, size_t len)
 static int tb_key_fits(unsigned key, int m, int n, int k)
 {
     const tb_problem p = {.m = m, .n = n, .k = k};
-    return ((tb_policy_class(&p) - 1u) & 0x7fffu) == ((key - 1u) & 0x7fffu);
+    return ((tb_policy_class(&p) - 1u) & TB_CLASS_MNK) == ((key - 1u) & TB_CLASS_MNK);
 }
 
 /* One line of the learned file into the table, unless it does not check
@@ -426,7 +437,7 @@ static int tb_import_line(const char *line, unsigned char (*had)[2])
     double sec;
     char end;
     if (sscanf(line, "class %u %u %u %u %u %c", &key, &since, &every, &v0, &v1, &end) == 5) {
-        if (key == 0 || key >= (1u << 19) || every > TB_RECHECK_LAST || since > every || v0 > 1 ||
+        if (key == 0 || key > TB_CLASS_KEYS || every > TB_RECHECK_LAST || since > every || v0 > 1 ||
             v1 > 1)
             return 0;
         tb_class *s = tb_class_find(key, 1);
@@ -441,16 +452,14 @@ static int tb_import_line(const char *line, unsigned char (*had)[2])
         return 1;
     }
     if (sscanf(line, "call %u %d %lf %d %d %d %c", &key, &r, &sec, &m, &n, &k, &end) != 6 ||
-        key == 0 || key >= (1u << 19) || (r != 0 && r != 1) || !isfinite(sec) || !(sec > 0.0) ||
+        key == 0 || key > TB_CLASS_KEYS || (r != 0 && r != 1) || !isfinite(sec) || !(sec > 0.0) ||
         sec > 1e5 || m < 1 || n < 1 || k < 1 || !tb_key_fits(key, m, n, k))
         return 0;
     tb_class *s = tb_class_find(key, 1);
     if (!s || had[s - tb_classes][r])
         return 0;
-    s->kept[r][s->next[r]] = (tb_sample){.ratio = 0.0, .rates = NULL, .seconds = sec,
-                                         .m = m, .n = n, .k = k};
-    s->next[r] = (s->next[r] + 1) % TB_KEEP;
-    s->seen[r]++;
+    tb_class_keep(s, r, (tb_sample){.ratio = 0.0, .rates = NULL, .seconds = sec, .m = m, .n = n,
+                                    .k = k});   /* its ratio is taken under the rates in use */
     return 1;
 }
 
