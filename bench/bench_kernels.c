@@ -7,7 +7,8 @@
  * transfers.
  *
  * Usage: bench_kernels [--dtype float|double] [--quick] [--raw] [--no-wide]
- *                      [--sizes LIST] [--kernels LIST] [--reps N]
+ *                      [--sizes LIST] [--wide-sizes LIST] [--kernels LIST]
+ *                      [--reps N]
  *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
  *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
  *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_launch:
@@ -21,8 +22,9 @@
  * rows of C (all columns): rel_err = ||C - ref||_F / ||ref||_F over those
  * rows, and max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise
  * measure a BLAS error bound speaks of). A second table repeats the error
- * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12]
- * (--no-wide: not). */
+ * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12],
+ * on 2048^3 and 4096^3 TT or on the shapes of --wide-sizes (--no-wide:
+ * not). */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -403,9 +405,29 @@ static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int rep
     free(hA); free(hB); free(ref); free(mag); free(hrow);
 }
 
+/* bench_shape over a comma-separated LIST of shapes, seeds from seed on.
+ * Returns -1 on a shape it cannot parse. */
+static int bench_list(tb_dtype dt, const char *sizes, const char *klist, int reps, int timed,
+                      int wide, uint64_t seed)
+{
+    char *list = strdup(sizes);
+    int rc = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        shape sh;
+        if (parse_shape(tok, &sh) != 0 || sh.m <= 0 || sh.n <= 0 || sh.k <= 0) {
+            fprintf(stderr, "bench_kernels: bad size '%s'\n", tok);
+            rc = -1;
+            break;
+        }
+        bench_shape(dt, &sh, klist, reps, timed, wide, seed++);
+    }
+    free(list);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    const char *sizes = NULL;
+    const char *sizes = NULL, *wide_sizes = NULL;
     const char *klist = NULL;
     int reps = 5, quick = 0, wide = 1;
     tb_dtype dt = TB_F32;
@@ -414,6 +436,8 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
             sizes = argv[++i];
+        else if (!strcmp(argv[i], "--wide-sizes") && i + 1 < argc)
+            wide_sizes = argv[++i];
         else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
             klist = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -427,7 +451,8 @@ int main(int argc, char **argv)
             dt = !strcmp(argv[++i], "double") ? TB_F64 : TB_F32;
         else {
             fprintf(stderr, "usage: bench_kernels [--dtype float|double] [--quick] [--raw] "
-                            "[--no-wide] [--sizes LIST] [--kernels LIST] [--reps N]\n");
+                            "[--no-wide] [--sizes LIST] [--wide-sizes LIST] [--kernels LIST] "
+                            "[--reps N]\n");
             return 2;
         }
     }
@@ -458,26 +483,15 @@ int main(int argc, char **argv)
 
     printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
            "%cuBLAS", "rel_err", "max_err");
-    char *list = strdup(sizes);
-    uint64_t seed = 1;
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        shape sh;
-        if (parse_shape(tok, &sh) != 0 || sh.m <= 0 || sh.n <= 0 || sh.k <= 0) {
-            fprintf(stderr, "bench_kernels: bad size '%s'\n", tok);
-            return 2;
-        }
-        bench_shape(dt, &sh, klist, reps, 1, 0, seed++);
-    }
-    free(list);
-
+    if (bench_list(dt, sizes, klist, reps, 1, 0, 1) != 0)
+        return 2;
     if (!wide)
         return 0;
     /* Accuracy on wide-dynamic-range data: the case that stresses the
      * 3xTF32 split (the small part must not underflow or lose its scale). */
     printf("\nwide dynamic range (randn x 2^[-12,12]), error only\n%-22s %-13s %10s %10s\n",
            "shape", "kernel", "rel_err", "max_err");
-    const shape w1 = {2048, 2048, 2048, 0, 0}, w2 = {quick ? 1024 : 4096, 4096, 4096, 1, 1};
-    bench_shape(dt, &w1, klist, reps, 0, 1, 99);
-    bench_shape(dt, &w2, klist, reps, 0, 1, 98);
-    return 0;
+    if (!wide_sizes)
+        wide_sizes = quick ? "2048,1024x4096x4096:tt" : "2048,4096:tt";
+    return bench_list(dt, wide_sizes, klist, reps, 0, 1, 99) != 0 ? 2 : 0;
 }

@@ -517,9 +517,18 @@ __device__ __forceinline__ void tb_wg_mma(float d[64], uint64_t da, uint64_t db,
 }
 
 /* One 32-deep K slice of a 64-row warpgroup tile: 4 steps of k = 8, three
- * products each (small terms first, then big*big), into a fresh `part`,
- * issued as one wgmma group (not waited for). a_big/a_small/b_big/b_small:
- * shared addresses of the four swizzled tiles. */
+ * products each, into a fresh `part`, issued as one wgmma group (not waited
+ * for). a_big/a_small/b_big/b_small: shared addresses of the four swizzled
+ * tiles.
+ *
+ * The order is the accuracy. Each wgmma adds its products to `part` with
+ * the tensor cores' truncating add, which drops what lies below the ulp of
+ * the larger of `part` and the new sum. The 8 small-term wgmmas of the
+ * slice go first, while `part` holds only terms about 2^-11 of the big
+ * ones, so their truncations are 2^-11 as large; then the 4 big*big
+ * wgmmas, the only adds at the full scale. Interleaved per k step (small,
+ * small, big per step), 10 of the 12 adds would truncate at the full
+ * scale. */
 __device__ __forceinline__ void tb_wg_issue(float part[64], uint32_t a_big, uint32_t a_small,
                                             uint32_t b_big, uint32_t b_small)
 {
@@ -530,8 +539,10 @@ __device__ __forceinline__ void tb_wg_issue(float part[64], uint32_t a_big, uint
     for (int kk = 0; kk < TB_WG_BK / 8; kk++) {
         tb_wg_mma(part, das + 2 * kk, dbb + 2 * kk, kk != 0);
         tb_wg_mma(part, dab + 2 * kk, dbs + 2 * kk, 1);
-        tb_wg_mma(part, dab + 2 * kk, dbb + 2 * kk, 1);
     }
+#pragma unroll
+    for (int kk = 0; kk < TB_WG_BK / 8; kk++)
+        tb_wg_mma(part, dab + 2 * kk, dbb + 2 * kk, 1);
     tb_wg_commit();
 }
 
