@@ -38,7 +38,8 @@
  * tf32x3-tcacc shows the bias growing with K). Each 32-deep K slice (12
  * wgmmas) goes into a fresh accumulator `part` (the first wgmma of the slice
  * has scale-d = 0, which ignores the old contents), then into `acc` with a
- * correctly rounded FADD.
+ * correctly rounded FADD. Within the slice the small-term wgmmas go first
+ * (tb_wg_issue says why).
  *
  * inf and NaN: split(inf) gives small = NaN, so such results come out NaN;
  * the epilogue recomputes every NaN result with a plain fp32 dot product
