@@ -7,8 +7,8 @@
  * transfers.
  *
  * Usage: bench_kernels [--dtype float|double] [--quick] [--raw] [--no-wide]
- *                      [--sizes LIST] [--wide-sizes LIST] [--kernels LIST]
- *                      [--reps N]
+ *                      [--sizes LIST] [--wide-sizes LIST] [--range-sizes LIST]
+ *                      [--scale EA,EB] [--kernels LIST] [--reps N]
  *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
  *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
  *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_launch:
@@ -17,14 +17,17 @@
  * Method: fresh random inputs per shape (uniform in [-1,1), never zeros; 24
  * random bits per float, 53 per double), C poisoned with NaN before the
  * first launch, 2 warm-up launches, then the median of >= 5 launches (more
- * for short ones) each timed by CUDA events.
+ * for short ones) each timed by CUDA events; --scale EA,EB multiplies A
+ * by 2^EA and B by 2^EB (the speed of range cases).
  * Error: long-double reference on the host (OpenMP) for 64 evenly spaced
  * rows of C (all columns): rel_err = ||C - ref||_F / ||ref||_F over those
  * rows, and max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise
  * measure a BLAS error bound speaks of). A second table repeats the error
  * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12],
- * on 2048^3 and 4096^3 TT or on the shapes of --wide-sizes (--no-wide:
- * not). */
+ * on 2048^3 and 4096^3 TT or on the shapes of --wide-sizes; and (fp32)
+ * tables for the ends of the range (1e-30 x 1e30, subnormal operands,
+ * values up to FLT_MAX, products and results near the bottom of the
+ * normal range) on the shapes of --range-sizes. --no-wide: neither. */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -147,7 +150,9 @@ static uint64_t xorshift(uint64_t *s)
     return *s;
 }
 
-static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide)
+/* Uniform (wide = 0) or wide-range values, times 2^e2 (a float past FLT_MAX
+ * is FLT_MAX). */
+static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide, int e2)
 {
 #pragma omp parallel
     {
@@ -173,6 +178,9 @@ static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide)
                     v = (float)v;
                 v = ldexp(v == 0.0 ? 0.5 : v, (int)((s >> 3) % 25) - 12);
             }
+            v = ldexp(v, e2);
+            if (t == TB_F32 && fabs(v) > 3.4028234663852886e38)
+                v = copysign(3.4028234663852886e38, v);
             if (t == TB_F64)
                 ((double *)x)[i] = v;
             else
@@ -290,6 +298,11 @@ typedef struct {
     int m, n, k, ta, tb;
 } shape;
 
+/* The inputs of a table: uniform or wide range, A scaled by 2^ea, B by 2^eb. */
+typedef struct {
+    int wide, ea, eb;
+} inputs;
+
 static int parse_shape(const char *s, shape *sh)
 {
     memset(sh, 0, sizeof *sh);
@@ -314,15 +327,15 @@ static int parse_shape(const char *s, shape *sh)
 /* Run every selected kernel of type dt (and cuBLAS) on one shape. timed = 0:
  * error only. */
 static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int reps_min, int timed,
-                        int wide, uint64_t seed)
+                        const inputs *in, uint64_t seed)
 {
     const int m = sh->m, n = sh->n, k = sh->k;
     const size_t es = tb_dtype_size(dt);
     const size_t lda = sh->ta ? m : k, ldb = sh->tb ? k : n, ldc = n;
     const size_t a_n = (size_t)m * k, b_n = (size_t)k * n, c_n = (size_t)m * n;
     void *hA = malloc(es * a_n), *hB = malloc(es * b_n);
-    fill_random(dt, hA, a_n, seed, wide);
-    fill_random(dt, hB, b_n, seed + 7777, wide);
+    fill_random(dt, hA, a_n, seed, in->wide, in->ea);
+    fill_random(dt, hB, b_n, seed + 7777, in->wide, in->eb);
     void *dA, *dB, *dC;
     CK(cudaMalloc(&dA, es * a_n));
     CK(cudaMalloc(&dB, es * b_n));
@@ -408,7 +421,7 @@ static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int rep
 /* bench_shape over a comma-separated LIST of shapes, seeds from seed on.
  * Returns -1 on a shape it cannot parse. */
 static int bench_list(tb_dtype dt, const char *sizes, const char *klist, int reps, int timed,
-                      int wide, uint64_t seed)
+                      const inputs *in, uint64_t seed)
 {
     char *list = strdup(sizes);
     int rc = 0;
@@ -419,7 +432,7 @@ static int bench_list(tb_dtype dt, const char *sizes, const char *klist, int rep
             rc = -1;
             break;
         }
-        bench_shape(dt, &sh, klist, reps, timed, wide, seed++);
+        bench_shape(dt, &sh, klist, reps, timed, in, seed++);
     }
     free(list);
     return rc;
@@ -427,9 +440,10 @@ static int bench_list(tb_dtype dt, const char *sizes, const char *klist, int rep
 
 int main(int argc, char **argv)
 {
-    const char *sizes = NULL, *wide_sizes = NULL;
+    const char *sizes = NULL, *wide_sizes = NULL, *range_sizes = NULL;
     const char *klist = NULL;
     int reps = 5, quick = 0, wide = 1;
+    inputs uniform = {0, 0, 0};   /* the timed table's: --scale EA,EB */
     tb_dtype dt = TB_F32;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
@@ -438,6 +452,11 @@ int main(int argc, char **argv)
             sizes = argv[++i];
         else if (!strcmp(argv[i], "--wide-sizes") && i + 1 < argc)
             wide_sizes = argv[++i];
+        else if (!strcmp(argv[i], "--range-sizes") && i + 1 < argc)
+            range_sizes = argv[++i];
+        else if (!strcmp(argv[i], "--scale") && i + 1 < argc &&
+                 sscanf(argv[i + 1], "%d,%d", &uniform.ea, &uniform.eb) == 2)
+            i++;
         else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
             klist = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -451,8 +470,8 @@ int main(int argc, char **argv)
             dt = !strcmp(argv[++i], "double") ? TB_F64 : TB_F32;
         else {
             fprintf(stderr, "usage: bench_kernels [--dtype float|double] [--quick] [--raw] "
-                            "[--no-wide] [--sizes LIST] [--wide-sizes LIST] [--kernels LIST] "
-                            "[--reps N]\n");
+                            "[--no-wide] [--sizes LIST] [--wide-sizes LIST] [--range-sizes LIST] "
+                            "[--scale EA,EB] [--kernels LIST] [--reps N]\n");
             return 2;
         }
     }
@@ -483,7 +502,9 @@ int main(int argc, char **argv)
 
     printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
            "%cuBLAS", "rel_err", "max_err");
-    if (bench_list(dt, sizes, klist, reps, 1, 0, 1) != 0)
+    if (uniform.ea || uniform.eb)
+        printf("inputs: A x 2^%d, B x 2^%d\n", uniform.ea, uniform.eb);
+    if (bench_list(dt, sizes, klist, reps, 1, &uniform, 1) != 0)
         return 2;
     if (!wide)
         return 0;
@@ -493,5 +514,32 @@ int main(int argc, char **argv)
            "shape", "kernel", "rel_err", "max_err");
     if (!wide_sizes)
         wide_sizes = quick ? "2048,1024x4096x4096:tt" : "2048,4096:tt";
-    return bench_list(dt, wide_sizes, klist, reps, 0, 1, 99) != 0 ? 2 : 0;
+    const inputs wide_in = {1, 0, 0};
+    if (bench_list(dt, wide_sizes, klist, reps, 0, &wide_in, 99) != 0)
+        return 2;
+    /* The ends of the range: uniform inputs scaled so that the results stay
+     * normal fp32 numbers, except in the last case, where they are
+     * subnormal (about 2^-135) and every method keeps fewer bits. */
+    static const struct {
+        const char *what;
+        inputs in;
+    } ends[] = {
+        {"A x 2^-100, B x 2^100 (1e-30 x 1e30)", {0, -100, 100}},
+        {"A x 2^100, B x 2^-100 (1e30 x 1e-30)", {0, 100, -100}},
+        {"A subnormal (x 2^-133), B x 2^125", {0, -133, 125}},
+        {"A x 2^125, B subnormal (x 2^-133)", {0, 125, -133}},
+        {"A, B x 2^-62 (products near 2^-126)", {0, -62, -62}},
+        {"A, B x 2^60", {0, 60, 60}},
+        {"A up to FLT_MAX (x 2^128), B x 2^-40", {0, 128, -40}},
+        {"A, B x 2^-67 (subnormal results)", {0, -67, -67}},
+    };
+    if (!range_sizes)
+        range_sizes = quick ? "1024" : "2048,1000x1000x1000:tn,256x384x4096";
+    for (size_t i = 0; dt == TB_F32 && i < sizeof ends / sizeof ends[0]; i++) {
+        printf("\n%s, error only\n%-22s %-13s %10s %10s\n", ends[i].what, "shape", "kernel",
+               "rel_err", "max_err");
+        if (bench_list(dt, range_sizes, klist, reps, 0, &ends[i].in, 200 + 10 * i) != 0)
+            return 2;
+    }
+    return 0;
 }

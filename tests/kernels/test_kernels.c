@@ -2,7 +2,8 @@
  * fp64, against a long-double host reference: odd, prime and tile-edge sizes,
  * all four transposes, padded/odd strides, unaligned bases (off by one
  * element), alpha/beta combos (NaN in C with beta = 0, alpha = 0 with NaN in
- * A and B), inf/NaN inputs, wide dynamic range, and a check that nothing
+ * A and B), inf/NaN inputs, wide dynamic range, the ends of the fp32 range
+ * (1e-30 x 1e30, subnormals, FLT_MAX), and a check that nothing
  * outside C's m x n window changed; also the default paths (tb_gemm_run,
  * tb_dgemm_run through tb_gemm_launch) with their aligned copies and split K.
  * Kernels that do not fit this GPU are skipped with a line saying so.
@@ -58,15 +59,22 @@ static void put(tb_dtype t, void *p, size_t i, double v)
         ((float *)p)[i] = (float)v;
 }
 
-static void fill(tb_dtype t, void *x, size_t n, int how)
+/* n values of the kind `how`, times 2^e; a float that would round past
+ * FLT_MAX is FLT_MAX (e = 128 reaches the top of the range). */
+static void fill(tb_dtype t, void *x, size_t n, int how, int e)
 {
     for (size_t i = 0; i < n; i++) {
+        double v;
         if (how == FILL_NAN)
-            put(t, x, i, NAN);
+            v = NAN;
         else if (how == FILL_WIDE) /* values scaled by 2^e, e in [-20, 20] */
-            put(t, x, i, ldexp(rng_val(t), (int)(rng_u32() % 41) - 20));
+            v = ldexp(rng_val(t), (int)(rng_u32() % 41) - 20);
         else
-            put(t, x, i, rng_val(t));
+            v = rng_val(t);
+        v = ldexp(v, e);
+        if (t == TB_F32 && fabs(v) > FLT_MAX)
+            v = copysign(FLT_MAX, v);
+        put(t, x, i, v);
     }
 }
 
@@ -80,6 +88,7 @@ typedef struct {
     int special;               /* plant +inf in A and NaN in B */
     int nan_ab;                /* A and B are all NaN (alpha == 0 cases) */
     tb_dtype dtype;            /* TB_F32 (the default) or TB_F64 */
+    int ea, eb;                /* A and B scaled by 2^ea and 2^eb (range cases) */
 } tcase;
 
 static int verbose;
@@ -170,8 +179,8 @@ static void run_case(const tcase *t, const char *klist)
     char *hC0 = malloc(es * c_sz), *hC = malloc(es * c_sz);
     long double *ref = malloc(sizeof(long double) * ((size_t)m * n + 1));
     double *mag = malloc(sizeof(double) * ((size_t)m * n + 1));
-    fill(dt, hA, a_sz, t->nan_ab ? FILL_NAN : t->fill);
-    fill(dt, hB, b_sz, t->nan_ab ? FILL_NAN : t->fill);
+    fill(dt, hA, a_sz, t->nan_ab ? FILL_NAN : t->fill, t->ea);
+    fill(dt, hB, b_sz, t->nan_ab ? FILL_NAN : t->fill, t->eb);
     if (t->special && m > 2 && n > 2 && k > 2) {
         /* +inf at op(A)(1, 2), NaN at op(B)(k-1, n-2): row 1 of C must be
          * +-inf, column n-2 NaN; the 3xTF32 split must not turn inf to NaN. */
@@ -181,7 +190,7 @@ static void run_case(const tcase *t, const char *klist)
     }
     /* C: a guard pattern everywhere, the window either NaN (beta == 0: it
      * must never be read) or random values that beta scales. */
-    fill(dt, hC0, c_sz, FILL_UNIFORM);
+    fill(dt, hC0, c_sz, FILL_UNIFORM, 0);
     if (t->beta == 0.0)
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
@@ -219,6 +228,10 @@ static void run_case(const tcase *t, const char *klist)
             continue;
         }
         if (ki == nk + 1 && (!runk || !tb_kernel_fits_here(runk)))
+            continue;
+        /* Plain TF32 keeps 11 bits of a value only where TF32 has them:
+         * not of a subnormal. */
+        if (!strcmp(kname, "tf32-fast") && (t->ea < -114 || t->eb < -114))
             continue;
         const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, t->alpha, t->beta, dA + es * t->off, lda,
                             dB + es * t->off, ldb, dC + es * t->off, ldc};
@@ -288,12 +301,12 @@ static void run_case(const tcase *t, const char *klist)
         }
         const int fail = bad || outside;
         if (fail || verbose)
-            printf("%s %-13s %5dx%5dx%5d t%d%d ld+%d/%d/%d off%d a=%g b=%g%s%s%s: %ld bad, %ld "
-                   "outside changed, worst |err| %.3g at (%d,%d)\n",
+            printf("%s %-13s %5dx%5dx%5d t%d%d ld+%d/%d/%d off%d a=%g b=%g%s%s%s A*2^%d B*2^%d: "
+                   "%ld bad, %ld outside changed, worst |err| %.3g at (%d,%d)\n",
                    fail ? "FAIL" : "ok  ", kname, m, n, k, t->ta, t->tb, t->pad_a, t->pad_b,
                    t->pad_c, t->off, t->alpha, t->beta, t->fill == FILL_WIDE ? " wide" : "",
-                   t->special ? " inf/nan" : "", t->nan_ab ? " nanAB" : "", bad, outside, worst,
-                   wi, wj);
+                   t->special ? " inf/nan" : "", t->nan_ab ? " nanAB" : "", t->ea, t->eb, bad,
+                   outside, worst, wi, wj);
         if (fail)
             n_fail++;
         else
@@ -377,9 +390,11 @@ int main(int argc, char **argv)
                  *     (nothing 16-byte aligned), alpha -1.5, beta 0.5.
                  * v2: other aspect, strides padded to a multiple of 4, alpha
                  *     0.75, beta 1, wide dynamic range. */
-                tcase v0 = {s, s, s, ta, tb, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, dt};
-                tcase v1 = {s, s + s / 2 + 1, s / 2 + 1, ta, tb, 3, 5, 1, 1, -1.5, 0.5, FILL_UNIFORM, 0, 0, dt};
-                tcase v2 = {s / 2 + 1, s, 2 * s + 1, ta, tb, 4, 8, 4, 0, 0.75, 1.0, FILL_WIDE, 0, 0, dt};
+                tcase v0 = {s, s, s, ta, tb, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, dt, 0, 0};
+                tcase v1 = {s, s + s / 2 + 1, s / 2 + 1, ta, tb, 3, 5, 1, 1, -1.5, 0.5,
+                            FILL_UNIFORM, 0, 0, dt, 0, 0};
+                tcase v2 = {s / 2 + 1, s, 2 * s + 1, ta, tb, 4, 8, 4, 0, 0.75, 1.0,
+                            FILL_WIDE, 0, 0, dt, 0, 0};
                 run_case(&v0, klist);
                 run_case(&v1, klist);
                 run_case(&v2, klist);
@@ -389,29 +404,49 @@ int main(int argc, char **argv)
         {
             tcase c[] = {
                 /* alpha == 0: C = beta*C and A, B (all NaN) never read. */
-                {37, 29, 41, 0, 0, 0, 0, 3, 0, 0.0, 0.5, FILL_UNIFORM, 0, 1, 0},
-                {37, 29, 41, 1, 1, 1, 0, 0, 1, 0.0, 0.0, FILL_UNIFORM, 0, 1, 0},
+                {37, 29, 41, 0, 0, 0, 0, 3, 0, 0.0, 0.5, FILL_UNIFORM, 0, 1, 0, 0, 0},
+                {37, 29, 41, 1, 1, 1, 0, 0, 1, 0.0, 0.0, FILL_UNIFORM, 0, 1, 0, 0, 0},
                 /* k == 0: C = beta*C. */
-                {33, 17, 0, 0, 0, 0, 0, 2, 0, 1.0, 2.0, FILL_UNIFORM, 0, 0, 0},
-                {33, 17, 0, 1, 0, 0, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {33, 17, 0, 0, 0, 0, 0, 2, 0, 1.0, 2.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {33, 17, 0, 1, 0, 0, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 /* m == 0 or n == 0: nothing may be written. */
-                {0, 17, 9, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {17, 0, 9, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {0, 17, 9, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {17, 0, 9, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 /* inf in A, NaN in B. */
-                {33, 35, 37, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
-                {257, 131, 200, 1, 1, 1, 3, 1, 1, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
+                {33, 35, 37, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {257, 131, 200, 1, 1, 1, 3, 1, 1, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
                 /* Skinny and flat. */
-                {1, 300, 257, 0, 1, 0, 1, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {300, 1, 257, 1, 0, 2, 0, 0, 1, 2.0, -1.0, FILL_UNIFORM, 0, 0, 0},
-                {129, 130, 5, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
+                {1, 300, 257, 0, 1, 0, 1, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {300, 1, 257, 1, 0, 2, 0, 0, 1, 2.0, -1.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {129, 130, 5, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 /* Flat, at least a wave of 128 x 128 tiles (the 128-row
                  * tilings), a short K with a ragged last slice. */
-                {1700, 1300, 40, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {1601, 1333, 37, 1, 1, 1, 3, 1, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
+                {1700, 1300, 40, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1601, 1333, 37, 1, 1, 1, 3, 1, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
             };
             for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
                 if (c[i].m <= maxs && c[i].n <= maxs && (c[i].m >= mins || c[i].n >= mins))
                     run_as(c[i], dt, klist);
+        }
+        if (maxs >= 1100) {
+            /* The ends of the range, results kept normal: 1e-30 times 1e30
+             * either way round, subnormal operands times 2^125, products near
+             * the bottom of the normal range (2^-62 x 2^-62), large values
+             * (2^60 x 2^60), and values up to FLT_MAX (2^128 x 2^-40: about one
+             * in 4096 rounds past the largest TF32 value). Shapes that the
+             * wgmma kernel takes: whole tiles, the last wave in parts, K split. */
+            tcase r[] = {
+                {1100, 770, 301, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, -100, 100},
+                {770, 1100, 129, 1, 1, 1, 3, 1, 1, -1.5, 0.5, FILL_UNIFORM, 0, 0, 0, 100, -100},
+                {1030, 900, 333, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, -133, 125},
+                {900, 1030, 333, 1, 0, 2, 1, 3, 1, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0, 125, -133},
+                {1024, 1024, 512, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, -62, -62},
+                {1040, 700, 1000, 1, 0, 0, 0, 0, 0, -1.5, 0.5, FILL_UNIFORM, 0, 0, 0, 60, 60},
+                {1100, 800, 100, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 128, -40},
+                {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_UNIFORM, 0, 0, 0, -133, 126},
+            };
+            for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+                run_as(r[i], dt, klist);
         }
         if (!quick && maxs >= 700) {
             /* Fewer 128 x 128 tiles than SMs with a long K: the wgmma
@@ -426,19 +461,19 @@ int main(int argc, char **argv)
              * part's K), wide range. For fp32 on a GPU that runs wgmma,
              * each must really be split. */
             tcase sk[] = {
-                {520, 390, 4000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0},
-                {700, 650, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
-                {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_UNIFORM, 1, 0, 0},
-                {256, 256, 8192, 0, 0, 1, 0, 3, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
+                {520, 390, 4000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {700, 650, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0, 0, 0},
+                {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {256, 256, 8192, 0, 0, 1, 0, 3, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 0, 0},
                 /* More units than SMs (49 tiles x 5 parts): a block's sums
                  * go out under its next unit's first slice, a NaN's first. */
-                {781, 792, 2048, 1, 0, 1, 2, 3, 0, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
+                {781, 792, 2048, 1, 0, 1, 2, 3, 0, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
                 /* Aligned small outputs: wgmma splits in shared memory. */
-                {256, 384, 8192, 0, 0, 0, 4, 1, 0, 1.0, 0.0, FILL_WIDE, 1, 0, 0},
-                {300, 200, 6000, 1, 1, 4, 0, 0, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0},
+                {256, 384, 8192, 0, 0, 0, 4, 1, 0, 1.0, 0.0, FILL_WIDE, 1, 0, 0, 0, 0},
+                {300, 200, 6000, 1, 1, 4, 0, 0, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 /* The last wave in parts, the others whole. */
-                {1300, 1700, 900, 1, 0, 2, 1, 3, 1, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
-                {128, 35072, 512, 0, 1, 0, 0, 0, 0, -1.0, 0.0, FILL_WIDE, 0, 0, 0},
+                {1300, 1700, 900, 1, 0, 2, 1, 3, 1, 1.0, 0.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {128, 35072, 512, 0, 1, 0, 0, 0, 0, -1.0, 0.0, FILL_WIDE, 0, 0, 0, 0, 0},
             };
             const tb_kernel_info *wg = tb_kernel_by_name("wgmma");
             const int split_here = dt == TB_F32 && wg && tb_kernel_fits_here(wg) &&
@@ -472,12 +507,12 @@ int main(int argc, char **argv)
              * tb_small_parts (tb_dsmall_parts) splits must be split, and every
              * result right. */
             tcase sm[] = {
-                {64, 64, 2048, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {100, 300, 500, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0},
-                {33, 47, 3001, 1, 1, 1, 0, 0, 1, 2.0, 0.5, FILL_WIDE, 0, 0, 0},
-                {450, 450, 450, 0, 1, 0, 4, 4, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
-                {1, 1, 5000, 0, 0, 0, 0, 0, 0, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0},
-                {300, 17, 777, 1, 1, 2, 2, 1, 1, 1.0, 0.0, FILL_WIDE, 1, 0, 0},
+                {64, 64, 2048, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {100, 300, 500, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {33, 47, 3001, 1, 1, 1, 0, 0, 1, 2.0, 0.5, FILL_WIDE, 0, 0, 0, 0, 0},
+                {450, 450, 450, 0, 1, 0, 4, 4, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {1, 1, 5000, 0, 0, 0, 0, 0, 0, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {300, 17, 777, 1, 1, 2, 2, 1, 1, 1.0, 0.0, FILL_WIDE, 1, 0, 0, 0, 0},
             };
             const char *sname = dt == TB_F64 ? "dsmall" : "small";
             const tb_kernel_info *sk = tb_kernel_by_name(sname);
@@ -517,7 +552,7 @@ int main(int argc, char **argv)
             const unsigned long long before = tb_run_repack_count();
             for (int tr = 0; tr < 4; tr++) {
                 tcase r = {640, 700, 650, tr >> 1, tr & 1, 1, 3, 1, 1, tr ? 0.5 : 1.0,
-                           tr & 1 ? 2.0 : 0.0, FILL_UNIFORM, 0, 0, dt};
+                           tr & 1 ? 2.0 : 0.0, FILL_UNIFORM, 0, 0, dt, 0, 0};
                 run_case(&r, both);
             }
             const unsigned long long done = tb_run_repack_count() - before;
@@ -542,12 +577,12 @@ int main(int argc, char **argv)
              * last two are small outputs with a long K, cut into 26 and 32
              * parts. */
             tcase sp[] = {
-                {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, 0},
-                {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0, 0.25, FILL_WIDE, 0, 0, 0},
-                {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
-                {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5, -1.0, FILL_UNIFORM, 0, 0, 0},
-                {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
+                {1537, 1537, 1537, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0, 0.25, FILL_WIDE, 0, 0, 0, 0, 0},
+                {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5, -1.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0, 0.0, FILL_WIDE, 0, 0, 0, 0, 0},
             };
             for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
                 run_case(&sp[i], "run");
@@ -572,12 +607,12 @@ int main(int argc, char **argv)
              * inf/NaN planted; each product that the plan splits must be
              * split, and every result right. */
             tcase sp[] = {
-                {1025, 1000, 2051, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64},
-                {640, 700, 3000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, TB_F64},
-                {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, TB_F64},
-                {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5, -1.0, FILL_WIDE, 0, 0, TB_F64},
-                {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64},
-                {1025, 1025, 8192, 0, 0, 0, 0, 0, 0, 2.0, 0.5, FILL_UNIFORM, 0, 0, TB_F64},
+                {1025, 1000, 2051, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64, 0, 0},
+                {640, 700, 3000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, TB_F64, 0, 0},
+                {1029, 1025, 1537, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, TB_F64, 0, 0},
+                {320, 250, 8200, 1, 0, 2, 0, 1, 0, 0.5, -1.0, FILL_WIDE, 0, 0, TB_F64, 0, 0},
+                {128, 190, 20000, 0, 1, 0, 3, 0, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64, 0, 0},
+                {1025, 1025, 8192, 0, 0, 0, 0, 0, 0, 2.0, 0.5, FILL_UNIFORM, 0, 0, TB_F64, 0, 0},
             };
             const int ncase = (int)(sizeof sp / sizeof sp[0]) - (quick ? 1 : 0);
             unsigned long long want = 0;
@@ -607,20 +642,20 @@ int main(int argc, char **argv)
              * wide range, and more tiles than blocks (each block walks several
              * tiles, its pipeline running on across them). */
             tcase w[] = {
-                {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, 0},
-                {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0, 0.25, FILL_WIDE, 0, 0, 0},
-                {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0},
-                {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0, -1.0, FILL_UNIFORM, 0, 0, 0},
+                {1537, 1411, 1029, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1500, 1530, 2000, 0, 1, 4, 4, 0, 0, 2.0, 0.25, FILL_WIDE, 0, 0, 0, 0, 0},
+                {1029, 1125, 777, 1, 1, 1, 0, 0, 1, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {1100, 1300, 33, 0, 0, 1, 2, 3, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1537, 1025, 1, 0, 1, 0, 0, 0, 0, 1.0, -1.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 /* Under a wave of tiles (36, 45 and 33), long K. */
-                {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0},
-                {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
-                {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5, 1.0, FILL_UNIFORM, 0, 0, 0},
+                {700, 768, 5003, 1, 0, 1, 2, 3, 1, -1.0, 0.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
+                {640, 1100, 3001, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0, 0, 0},
+                {384, 1401, 4001, 0, 1, 1, 1, 1, 1, 1.5, 1.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 /* C's rows 16-byte aligned (ldc 1536, 1540) and n not a
                  * multiple of 4: wgmma's staged stores in float4 with 3 and
                  * 1 column left over, beta != 0 read in float4. */
-                {1501, 1535, 700, 0, 0, 0, 0, 1, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0},
-                {1411, 1537, 600, 1, 1, 2, 0, 3, 0, 1.0, 1.0, FILL_WIDE, 1, 0, 0},
+                {1501, 1535, 700, 0, 0, 0, 0, 1, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1411, 1537, 600, 1, 1, 2, 0, 3, 0, 1.0, 1.0, FILL_WIDE, 1, 0, 0, 0, 0},
             };
             for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
                 run_case(&w[i], klist);
@@ -629,9 +664,9 @@ int main(int argc, char **argv)
             /* One big product per layout family for the fast kernels' steady
              * state: full tiles, many K slices, the pipeline wrapping around. */
             tcase b[] = {
-                {2047, 2047, 2047, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0},
-                {2049, 1531, 1029, 1, 1, 1, 3, 5, 1, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0},
-                {1536, 2048, 2048, 1, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0},
+                {2047, 2047, 2047, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {2049, 1531, 1029, 1, 1, 1, 3, 5, 1, 1.0, 1.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
+                {1536, 2048, 2048, 1, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_WIDE, 0, 0, 0, 0, 0},
             };
             for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
                 run_as(b[i], dt, klist);
