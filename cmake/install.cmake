@@ -2,7 +2,7 @@
 # GNUInstallDirs: the library with its SONAME links, the header, a pkg-config
 # file, a CMake package config (find_package(tiledblas) gives the imported
 # target tiledblas::tiledblas) and the license. The command installs itself
-# (src/tool/CMakeLists.txt). Included by the top-level CMakeLists.txt.
+# (tool/CMakeLists.txt). Included by the top-level CMakeLists.txt.
 include(CMakePackageConfigHelpers)
 
 set_target_properties(tiledblas_lib PROPERTIES EXPORT_NAME tiledblas)

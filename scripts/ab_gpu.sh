@@ -1,6 +1,6 @@
 #!/bin/bash
-# scripts/ab_gpu.sh OLD_GPU_C [SHAPES] - A/B of src/gpu.c on the H200: builds
-# this tree (B) and a copy with OLD_GPU_C as src/gpu.c (A), then times the
+# scripts/ab_gpu.sh OLD_GPU_C [SHAPES] - A/B of src/gpu/gpu.c on the H200: builds
+# this tree (B) and a copy with OLD_GPU_C as src/gpu/gpu.c (A), then times the
 # shim forced onto the GPU on each shape, A and B alternately, two rounds
 # (bench_e2e, median of 9 calls each). With AB_SWITCH_SHAPES=s1,s2,... it
 # then runs bench_switch on those shapes with A and B alternately (300 ms
@@ -15,7 +15,7 @@ prefix=/tmp/tb-prefix; lib=$prefix/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$lib/openblas-pthread:$lib OPENBLAS_CORETYPE=SkylakeX TILEDBLAS_CACHE_DIR=/tmp/tb-cache
 rm -rf /tmp/ab-src; mkdir /tmp/ab-src
 tar cf - --exclude=.deps --exclude=build --exclude=.git . | tar xf - -C /tmp/ab-src
-cp "$old" /tmp/ab-src/src/gpu.c
+cp "$old" /tmp/ab-src/src/gpu/gpu.c
 cmake -S /tmp/ab-src -B /tmp/ab-build -G Ninja -DCMAKE_PREFIX_PATH="$prefix/usr" \
     -DCMAKE_LIBRARY_PATH="$lib/openblas-pthread" \
     -DCMAKE_INCLUDE_PATH="$prefix/usr/include/x86_64-linux-gnu/openblas-pthread" > /tmp/ab.log 2>&1

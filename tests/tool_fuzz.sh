@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/tool_fuzz.sh SOURCE_DIR WORK_DIR CC LIBTILEDBLAS CUDART_STATIC CUDA_INCLUDES
 # - the `tiledblas` command's option parsing under AddressSanitizer and
-# UndefinedBehaviorSanitizer: the tool's sources (src/tool, src/animate,
-# src/files.c) are compiled again with both into WORK_DIR, linked to the
+# UndefinedBehaviorSanitizer: the tool's sources (tool, tool/animate,
+# src/core/files.c) are compiled again with both into WORK_DIR, linked to the
 # library as built, then fed long (100 KB) and repeated (up to 1000)
 # options and 300 fixed-seed random mixes for every subcommand. Any
 # sanitizer report, crash, or status other than 0, 1, 2 or 127 (a command
@@ -23,8 +23,8 @@ inc=""
 for d in $(printf '%s' "$cudainc" | tr ';' ' '); do inc="$inc -I$d"; done
 # shellcheck disable=SC2086
 "$cc" $san -std=gnu11 -DTB_HAVE_ANIMATE=1 -DTB_INSTALL_LIBDIR='"lib"' \
-    -I"$src/src/tool" -I"$src/src/animate" -I"$src/src" -I"$src/include" $inc \
-    "$src"/src/tool/*.c "$src"/src/animate/*.c "$src/src/files.c" \
+    -I"$src/tool" -I"$src/tool/animate" -I"$src/src/core" -I"$src/include" $inc \
+    "$src"/tool/*.c "$src"/tool/animate/*.c "$src/src/core/files.c" \
     "$lib" -Wl,-rpath,"$(dirname "$lib")" "$cudart" -ldl -lpthread -lrt -lm \
     -o "$dir/tiledblas" >"$dir/build.log" 2>&1 || fail "build: $(grep -m5 -i error "$dir/build.log")"
 tool=$dir/tiledblas

@@ -1,0 +1,269 @@
+/* src/cpu/cpugemm.c - the built-in CPU GEMM, for when no CPU BLAS can be found:
+ * a cache-blocked, single-threaded product on a row-major tb_problem of
+ * either precision, and a caller's call checked and reported as the BLAS
+ * would (xerbla's words on stderr, C untouched). It calls nothing else in
+ * the library and never decides where a call goes; shim/realblas.c uses it
+ * when no BLAS is there. Both precisions run one code: elements are read
+ * into double and sums kept in double, so a single call's result is at
+ * least as accurate as an fp32 GEMM's (correctness first: this path is a
+ * last resort, not a fast one). */
+#include "tb_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Blocking: KC x NC of op(B) packed (L3), MC x KC of op(A) packed (L2), and
+ * an MR x NR block of C held in registers while KC products go into it. */
+enum { TB_MR = 6, TB_NR = 8, TB_KC = 256, TB_MC = 96, TB_NC = 2048 };
+
+/* Element (i, j) of a row-major matrix of p's precision, as a double, and
+ * a double stored back into one. */
+static double tb_get(const tb_problem *p, const void *X, size_t ld, size_t i, size_t j)
+{
+    return p->prec == TB_DOUBLE ? ((const double *)X)[i * ld + j] : ((const float *)X)[i * ld + j];
+}
+
+static void tb_put(const tb_problem *p, size_t i, size_t j, double v)
+{
+    if (p->prec == TB_DOUBLE)
+        ((double *)p->C)[i * p->ldc + j] = v;
+    else
+        ((float *)p->C)[i * p->ldc + j] = (float)v;
+}
+
+/* op(A)[i][p] and op(B)[p][j] of the row-major problem. */
+static double tb_op_a(const tb_problem *p, size_t i, size_t l)
+{
+    return p->transa ? tb_get(p, p->A, p->lda, l, i) : tb_get(p, p->A, p->lda, i, l);
+}
+
+static double tb_op_b(const tb_problem *p, size_t l, size_t j)
+{
+    return p->transb ? tb_get(p, p->B, p->ldb, j, l) : tb_get(p, p->B, p->ldb, l, j);
+}
+
+/* Rows [i0, i0+mc) by [l0, l0+kc) of op(A), in panels of MR rows, each panel
+ * column after column (MR values per column); rows past mc are zero. */
+static void tb_pack_a(const tb_problem *p, int i0, int mc, int l0, int kc, double *dst)
+{
+    for (int ip = 0; ip < mc; ip += TB_MR, dst += (size_t)TB_MR * kc)
+        for (int l = 0; l < kc; l++)
+            for (int r = 0; r < TB_MR; r++)
+                dst[(size_t)l * TB_MR + r] =
+                    ip + r < mc ? tb_op_a(p, (size_t)(i0 + ip + r), (size_t)(l0 + l)) : 0.0;
+}
+
+/* Rows [l0, l0+kc) by [j0, j0+nc) of op(B), in panels of NR columns, each
+ * panel row after row (NR values per row); columns past nc are zero. */
+static void tb_pack_b(const tb_problem *p, int l0, int kc, int j0, int nc, double *dst)
+{
+    for (int jp = 0; jp < nc; jp += TB_NR, dst += (size_t)TB_NR * kc)
+        for (int l = 0; l < kc; l++)
+            for (int c = 0; c < TB_NR; c++)
+                dst[(size_t)l * TB_NR + c] =
+                    jp + c < nc ? tb_op_b(p, (size_t)(l0 + l), (size_t)(j0 + jp + c)) : 0.0;
+}
+
+/* acc = the MR x NR product of one packed A panel and one packed B panel
+ * over kc: fixed trip counts, so the compiler keeps acc in vector registers. */
+static void tb_micro(int kc, const double *restrict a, const double *restrict b,
+                     double acc[TB_MR][TB_NR])
+{
+    double t[TB_MR][TB_NR];
+    for (int r = 0; r < TB_MR; r++)
+        for (int c = 0; c < TB_NR; c++)
+            t[r][c] = 0.0;
+    for (int l = 0; l < kc; l++, a += TB_MR, b += TB_NR)
+        for (int r = 0; r < TB_MR; r++)
+            for (int c = 0; c < TB_NR; c++)
+                t[r][c] += a[r] * b[c];
+    memcpy(acc, t, sizeof t);
+}
+
+/* The mr x nr corner of acc into C at (i, j): on the first block of K,
+ * C = alpha acc + beta C (C not read when beta is 0); after it C += alpha acc. */
+static void tb_store(const tb_problem *p, int i, int j, int mr, int nr,
+                     double acc[TB_MR][TB_NR], int first)
+{
+    for (int r = 0; r < mr; r++)
+        for (int q = 0; q < nr; q++) {
+            const size_t ci = (size_t)(i + r), cj = (size_t)(j + q);
+            const double v = p->alpha * acc[r][q];
+            if (first && p->beta == 0.0)
+                tb_put(p, ci, cj, v);
+            else if (first && p->beta != 1.0)
+                tb_put(p, ci, cj, v + p->beta * tb_get(p, p->C, p->ldc, ci, cj));
+            else
+                tb_put(p, ci, cj, v + tb_get(p, p->C, p->ldc, ci, cj));
+        }
+}
+
+/* C = beta C, reading C only when beta is not 0 (alpha or k is 0). */
+static void tb_scale_c(const tb_problem *p)
+{
+    if (p->beta == 1.0)
+        return;
+    for (size_t i = 0; i < (size_t)p->m; i++)
+        for (size_t j = 0; j < (size_t)p->n; j++)
+            tb_put(p, i, j, p->beta == 0.0 ? 0.0 : p->beta * tb_get(p, p->C, p->ldc, i, j));
+}
+
+/* Without memory for the packed blocks: the same product, one element at a
+ * time. */
+static void tb_cpu_gemm_unpacked(const tb_problem *p)
+{
+    for (size_t i = 0; i < (size_t)p->m; i++)
+        for (size_t j = 0; j < (size_t)p->n; j++) {
+            double s = 0.0;
+            for (size_t l = 0; l < (size_t)p->k; l++)
+                s += tb_op_a(p, i, l) * tb_op_b(p, l, j);
+            tb_put(p, i, j, p->beta == 0.0 ? p->alpha * s
+                                           : p->alpha * s + p->beta * tb_get(p, p->C, p->ldc, i, j));
+        }
+}
+
+void tb_cpu_gemm(const tb_problem *p)
+{
+    if (p->m <= 0 || p->n <= 0)
+        return;
+    if (p->alpha == 0.0 || p->k <= 0) {
+        tb_scale_c(p);
+        return;
+    }
+    const int kcmax = p->k < TB_KC ? p->k : TB_KC;
+    const int ncmax = p->n < TB_NC ? p->n : TB_NC;
+    const int mcmax = p->m < TB_MC ? p->m : TB_MC;
+    double *bp = malloc(sizeof(double) * (size_t)kcmax * (size_t)((ncmax + TB_NR - 1) / TB_NR * TB_NR));
+    double *ap = malloc(sizeof(double) * (size_t)kcmax * (size_t)((mcmax + TB_MR - 1) / TB_MR * TB_MR));
+    if (!ap || !bp) {
+        free(ap);
+        free(bp);
+        tb_cpu_gemm_unpacked(p);
+        return;
+    }
+    double acc[TB_MR][TB_NR];
+    for (int j0 = 0; j0 < p->n; j0 += TB_NC) {
+        const int nc = p->n - j0 < TB_NC ? p->n - j0 : TB_NC;
+        for (int l0 = 0; l0 < p->k; l0 += TB_KC) {
+            const int kc = p->k - l0 < TB_KC ? p->k - l0 : TB_KC;
+            tb_pack_b(p, l0, kc, j0, nc, bp);
+            for (int i0 = 0; i0 < p->m; i0 += TB_MC) {
+                const int mc = p->m - i0 < TB_MC ? p->m - i0 : TB_MC;
+                tb_pack_a(p, i0, mc, l0, kc, ap);
+                for (int jr = 0; jr < nc; jr += TB_NR)
+                    for (int ir = 0; ir < mc; ir += TB_MR) {
+                        tb_micro(kc, ap + (size_t)ir * kc, bp + (size_t)jr * kc, acc);
+                        tb_store(p, i0 + ir, j0 + jr, mc - ir < TB_MR ? mc - ir : TB_MR,
+                                 nc - jr < TB_NR ? nc - jr : TB_NR, acc, l0 == 0);
+                    }
+            }
+        }
+    }
+    free(ap);
+    free(bp);
+}
+
+/* ---- The caller's call, checked as the BLAS checks it ---- */
+
+static int tb_max1(int x) { return x > 1 ? x : 1; }
+
+static int tb_trans_ok(int t) { return t == TB_NO_TRANS || t == TB_TRANS || t == TB_CONJ_TRANS; }
+
+/* The number of the first illegal argument as the BLAS reports it, 0 when
+ * all are legal. sgemm_: TRANSA 1, TRANSB 2, M 3, N 4, K 5, LDA 8, LDB 10,
+ * LDC 13. cblas_sgemm: layout 1, TransA 2, TransB 3, M 4, N 5, K 6, lda 9,
+ * ldb 11, ldc 14; row-major is checked in the order of the column-major
+ * call it is (N before M, ldb before lda), as the reference CBLAS does. */
+static int tb_cpu_gemm_illegal(const tb_call *c)
+{
+    const int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    if (c->api == TB_API_FORTRAN) {
+        if (!tb_trans_ok(c->transa)) return 1;
+        if (!tb_trans_ok(c->transb)) return 2;
+        if (c->m < 0) return 3;
+        if (c->n < 0) return 4;
+        if (c->k < 0) return 5;
+        if (c->lda < tb_max1(ta ? c->k : c->m)) return 8;
+        if (c->ldb < tb_max1(tb ? c->n : c->k)) return 10;
+        if (c->ldc < tb_max1(c->m)) return 13;
+        return 0;
+    }
+    if (c->layout != TB_ROW_MAJOR && c->layout != TB_COL_MAJOR) return 1;
+    if (!tb_trans_ok(c->transa)) return 2;
+    if (!tb_trans_ok(c->transb)) return 3;
+    if (c->layout == TB_COL_MAJOR) {
+        if (c->m < 0) return 4;
+        if (c->n < 0) return 5;
+        if (c->k < 0) return 6;
+        if (c->lda < tb_max1(ta ? c->k : c->m)) return 9;
+        if (c->ldb < tb_max1(tb ? c->n : c->k)) return 11;
+        if (c->ldc < tb_max1(c->m)) return 14;
+        return 0;
+    }
+    if (c->n < 0) return 5;
+    if (c->m < 0) return 4;
+    if (c->k < 0) return 6;
+    if (c->ldb < tb_max1(tb ? c->k : c->n)) return 11;
+    if (c->lda < tb_max1(ta ? c->m : c->k)) return 9;
+    if (c->ldc < tb_max1(c->n)) return 14;
+    return 0;
+}
+
+/* The BLAS's report of argument `arg`, written on stderr in one write():
+ * xgemm_ as OpenBLAS's xerbla words it, cblas_xgemm as the reference
+ * CBLAS's cblas_xerbla does, its double space after a name that came from
+ * Fortran included (it then ends the program; this returns). The reference
+ * numbers a bad row-major TransB 2; this gives its position, 3. */
+static void tb_xerbla(const tb_call *c, int arg)
+{
+    char line[160];
+    int n;
+    const char x = c->prec == TB_DOUBLE ? 'd' : 's';
+    if (c->api == TB_API_FORTRAN)
+        n = snprintf(line, sizeof line,
+                     " ** On entry to %cGEMM  parameter number %2d had an illegal value\n",
+                     x == 'd' ? 'D' : 'S', arg);
+    else if (arg == 1)
+        n = snprintf(line, sizeof line, "Parameter 1 to routine cblas_%cgemm was incorrect\n"
+                     "Illegal layout setting, %d\n", x, c->layout);
+    else if (arg <= 3)
+        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%cgemm was incorrect\n"
+                     "Illegal Trans%c setting, %d\n", arg, x, arg == 2 ? 'A' : 'B',
+                     arg == 2 ? c->transa : c->transb);
+    else
+        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%cgemm  was incorrect\n", arg, x);
+    if (n > 0) {
+        ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w;
+    }
+}
+
+int tb_cpu_gemm_check(const tb_call *c, tb_problem *p)
+{
+    int arg = tb_cpu_gemm_illegal(c);
+    if (arg) {
+        tb_xerbla(c, arg);
+        return -1;
+    }
+    /* Row-major as it is; column-major C (m x n) is row-major C^T (n x m),
+     * C^T = op(B)^T op(A)^T: the operands and sizes swap, the transposes
+     * carry over. */
+    const int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    const int row = c->layout == TB_ROW_MAJOR;
+    p->m = row ? c->m : c->n;
+    p->n = row ? c->n : c->m;
+    p->k = c->k;
+    p->transa = row ? ta : tb;
+    p->transb = row ? tb : ta;
+    p->alpha = c->alpha;
+    p->beta = c->beta;
+    p->A = row ? c->A : c->B;
+    p->lda = (size_t)(row ? c->lda : c->ldb);
+    p->B = row ? c->B : c->A;
+    p->ldb = (size_t)(row ? c->ldb : c->lda);
+    p->C = c->C;
+    p->ldc = (size_t)c->ldc;
+    p->prec = c->prec;
+    return 0;
+}
