@@ -11,8 +11,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # about 130 MB to download, 560 MB installed, under a minute to install),
 # Octave, valgrind, gnuplot and Chromium (the animation's pictures), and for
 # the package test pkg-config, dpkg-dev and file (cpack's dpkg-shlibdeps).
-pkgs="libblas-test liblapack-test python3 python3-numpy python3-torch octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
+# libopenblas64-pthread-dev: programs on an ILP64 BLAS (preload.ilp64);
+# python3-venv: numpy and scipy from PyPI in build/pypi-venv
+# (preload.numpy-pypi), the BLAS clients people install most.
+pkgs="libblas-test liblapack-test python3 python3-numpy python3-torch python3-venv libopenblas64-pthread-dev octave valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
 "$root/scripts/setup.sh" $pkgs
+venv="$root/build/pypi-venv"
+if ! "$venv/bin/python" -c 'import numpy, scipy' 2>/dev/null; then
+    echo "test: installing numpy and scipy from PyPI into $venv"
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q numpy scipy \
+        || echo "test: no numpy and scipy from PyPI: preload.numpy-pypi will skip"
+fi
 cd "$root/build"
 echo "test: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}"
 ctest --output-on-failure -j "$(nproc)" --timeout 900

@@ -337,6 +337,63 @@ numpy)
         done
     done
     pass "numpy: $(sed -n 's/^products float32: //p' "$tmp/out") float32 and $(sed -n 's/^products float64: //p' "$tmp/out") float64 products (C, Fortran and transposed operands) intercepted and right" ;;
+ilp64)
+    # A program on an ILP64 BLAS (Debian's libopenblas64, 64-bit integers
+    # under the plain names), and one calling the "64_" suffix names: right
+    # results for every layout and transpose in auto and forced-GPU modes,
+    # each call intercepted once with its true sizes, no false report of an
+    # illegal argument; the BLAS's own reports of illegal calls byte for
+    # byte as without us; a legal M past 2^31 forwarded, not misread.
+    [ -x "$bin/ilp64_check" ] || skip "libopenblas64 (Debian's libopenblas64-pthread-dev) not installed"
+    for names in plain suffix64; do
+        "$bin/ilp64_check" --names $names >"$tmp/out" 2>"$tmp/err" \
+            || fail "$names names without the preload: $(tail -2 "$tmp/out") $(head -2 "$tmp/err")"
+        for mode in auto gpu; do
+            TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 pre "$bin/ilp64_check" --names $names \
+                >"$tmp/out" 2>"$tmp/err" || fail "$names names, mode $mode: $(tail -2 "$tmp/out")"
+            calls=$(sed -n 's/.*: \([0-9]*\) passed, 0 failed$/\1/p' "$tmp/out")
+            [ -n "$calls" ] || fail "$names names, mode $mode: $(tail -1 "$tmp/out")"
+            n=$(grep -cE '^tiledblas: [a-z_0-9]+ (RowMajor|ColMajor) [NTC][NTC] m=[1-9][0-9]* n=[1-9][0-9]* k=[1-9][0-9]* -> ' "$tmp/err" || true)
+            [ "$n" = "$calls" ] || fail "$names names, mode $mode: $n decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
+            ! grep -q 'illegal\|parameter number\|was incorrect' "$tmp/err" || fail "$names names, mode $mode: $(grep 'illegal\|parameter\|incorrect' "$tmp/err" | head -2)"
+        done
+        "$bin/ilp64_check" --names $names --illegal >"$tmp/plain" 2>&1
+        TILEDBLAS_MODE=gpu pre "$bin/ilp64_check" --names $names --illegal >"$tmp/pre" 2>&1
+        cmp -s "$tmp/plain" "$tmp/pre" || fail "$names names: illegal calls reported differently: $(diff "$tmp/plain" "$tmp/pre" | head -5)"
+        TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/ilp64_check" --names $names --wide >"$tmp/out" 2>"$tmp/err" \
+            || fail "$names names: M past 2^31: $(cat "$tmp/out" "$tmp/err" | head -3)"
+        n=$(grep -c ' -> cpu (ints-past-32-bits)$' "$tmp/err" || true)
+        [ "$n" = 2 ] || fail "$names names: M past 2^31 not forwarded: $(head -3 "$tmp/err")"
+    done
+    pass "ILP64 names right in auto and forced-GPU modes (plain and 64_ suffix), their illegal calls reported as the BLAS does, M past 2^31 forwarded" ;;
+numpy-pypi)
+    # numpy and scipy from PyPI (scripts/test.sh makes the virtual
+    # environment): numpy's wheel calls its bundled scipy-openblas64 by
+    # scipy_cblas_sgemm64_ and scipy_cblas_dgemm64_, scipy's by scipy_sgemm_
+    # and scipy_dgemm_ (scipy-openblas32). Each product is intercepted, one
+    # decision line a call under its own name, and right.
+    py=${TB_PYPI_PYTHON:-$bin/../pypi-venv/bin/python}
+    [ -x "$py" ] && "$py" -c 'import numpy, scipy' 2>/dev/null || skip "no virtual environment with numpy and scipy from PyPI at $py"
+    for mode in auto gpu; do
+        TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$py" "$(dirname "$0")/numpy_check.py" \
+            >"$tmp/out" 2>"$tmp/err" || fail "PyPI numpy products wrong in mode $mode: $(tail -3 "$tmp/out")"
+        for t in float32:scipy_sgemm64_ float64:scipy_dgemm64_; do
+            n=$(count "^tiledblas: ${t#*:} " "$tmp/err")
+            want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
+            [ "${want:-0}" -gt 0 ] || fail "numpy_check.py reported no ${t%:*} products: $(cat "$tmp/out")"
+            [ "$n" -ge "$want" ] || fail "mode $mode: $n ${t#*:} decision lines for $want ${t%:*} products: $(grep -v ' -> ' "$tmp/err" | head -3)"
+        done
+        TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$py" "$(dirname "$0")/scipy_check.py" \
+            >"$tmp/out" 2>"$tmp/err" || fail "PyPI scipy products wrong in mode $mode: $(tail -3 "$tmp/out")"
+        for t in float32:scipy_sgemm_ float64:scipy_dgemm_; do
+            n=$(count "^tiledblas: ${t#*:} ColMajor " "$tmp/err")
+            want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
+            [ "${want:-0}" -gt 0 ] && [ "$n" -ge "$want" ] || fail "mode $mode: $n ${t#*:} decision lines for ${want:-no} scipy ${t%:*} products: $(grep -v ' -> ' "$tmp/err" | head -3)"
+        done
+        [ $mode = gpu ] || ! grep -v '^tiledblas: [a-z_0-9]* \(RowMajor\|ColMajor\) ' "$tmp/err" | grep -q . \
+            || fail "mode $mode printed: $(grep -v ' -> ' "$tmp/err" | head -3)"
+    done
+    pass "PyPI numpy $("$py" -c 'import numpy; print(numpy.__version__)') (scipy_cblas_?gemm64_) and scipy $("$py" -c 'import scipy; print(scipy.__version__)') (scipy_?gemm_) products intercepted and right in auto and forced-GPU modes" ;;
 fortran)
     # sgemm_ calls, lower case and 'C' included, through the same decision.
     TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 200 --api fortran >"$tmp/out" 2>"$tmp/err" \
@@ -385,11 +442,17 @@ scope)
     done
     pass "scope: $said, and allowed the rest" ;;
 exports)
-    # Only BLAS names and the tiledblas_* API are visible to the loader.
+    # Only the table's BLAS names (the export list the build made from
+    # src/core/blas.def) and the tiledblas_* API are visible to the loader,
+    # and each of the names is.
     nm -D --defined-only "$lib" | awk '{print $3}' >"$tmp/syms"
-    bad=$(grep -vE '^(cblas_sgemm|sgemm_|sgemm|cblas_dgemm|dgemm_|dgemm|tiledblas_[a-z_]+)$' "$tmp/syms" | grep -v '^$' || true)
+    map=$(dirname "$lib")/exports.map
+    [ -f "$map" ] || fail "no export list at $map"
+    tr -s ' ;{}\n' '\n' <"$map" | grep -vE '^(global:|local:|\*|tiledblas_\*|)$' | sort -u >"$tmp/names"
+    bad=$(grep -vxF -f "$tmp/names" "$tmp/syms" | grep -vE '^(tiledblas_[a-z_]+)?$' || true)
     [ -z "$bad" ] || fail "unexpected exports: $(echo "$bad" | head -5 | tr '\n' ' ')"
-    for name in cblas_sgemm sgemm_ sgemm cblas_dgemm dgemm_ dgemm; do
+    for name in $(cat "$tmp/names") cblas_sgemm sgemm_ sgemm cblas_dgemm dgemm_ dgemm \
+                scipy_cblas_sgemm64_ scipy_cblas_dgemm64_ scipy_dgemm_ cblas_dgemm64_ dgemm_64_; do
         grep -qx $name "$tmp/syms" || fail "$name not exported"
     done
     pass "exports: $(tr '\n' ' ' <"$tmp/syms")" ;;

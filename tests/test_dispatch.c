@@ -8,34 +8,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int legal(const tb_call *c) { return tb_call_illegal(c) == 0; }
+
 static void test_legality(void)
 {
     tb_call c = row_nn(4, 5, 6);
-    CHECK(tb_call_is_legal(&c), "a plain row-major call is legal");
+    CHECK(legal(&c), "a plain row-major call is legal");
     tb_call x;
-    x = c; x.layout = 100;             CHECK(!tb_call_is_legal(&x), "bad layout");
-    x = c; x.transa = 110;             CHECK(!tb_call_is_legal(&x), "bad transa");
-    x = c; x.transb = 114;             CHECK(!tb_call_is_legal(&x), "transb ConjNoTrans is left to the BLAS");
-    x = c; x.m = -1;                   CHECK(!tb_call_is_legal(&x), "m < 0");
-    x = c; x.n = -1;                   CHECK(!tb_call_is_legal(&x), "n < 0");
-    x = c; x.k = -1;                   CHECK(!tb_call_is_legal(&x), "k < 0");
-    x = c; x.lda = 5;                  CHECK(!tb_call_is_legal(&x), "row-major lda < k");
-    x = c; x.ldb = 4;                  CHECK(!tb_call_is_legal(&x), "row-major ldb < n");
-    x = c; x.ldc = 4;                  CHECK(!tb_call_is_legal(&x), "row-major ldc < n");
-    x = c; x.transa = TB_TRANS; x.lda = 4; CHECK(tb_call_is_legal(&x), "row-major A^T needs lda >= m");
-    x = c; x.transa = TB_TRANS; x.lda = 3; CHECK(!tb_call_is_legal(&x), "row-major A^T with lda < m");
+    x = c; x.layout = 100;             CHECK(!legal(&x), "bad layout");
+    x = c; x.transa = 110;             CHECK(!legal(&x), "bad transa");
+    x = c; x.transb = 114;             CHECK(!legal(&x), "transb ConjNoTrans is left to the BLAS");
+    x = c; x.m = -1;                   CHECK(!legal(&x), "m < 0");
+    x = c; x.n = -1;                   CHECK(!legal(&x), "n < 0");
+    x = c; x.k = -1;                   CHECK(!legal(&x), "k < 0");
+    x = c; x.lda = 5;                  CHECK(!legal(&x), "row-major lda < k");
+    x = c; x.ldb = 4;                  CHECK(!legal(&x), "row-major ldb < n");
+    x = c; x.ldc = 4;                  CHECK(!legal(&x), "row-major ldc < n");
+    x = c; x.transa = TB_TRANS; x.lda = 4; CHECK(legal(&x), "row-major A^T needs lda >= m");
+    x = c; x.transa = TB_TRANS; x.lda = 3; CHECK(!legal(&x), "row-major A^T with lda < m");
     x = c; x.layout = TB_COL_MAJOR; x.lda = 4; x.ldb = 6; x.ldc = 4;
-    CHECK(tb_call_is_legal(&x), "column-major lda >= m, ldb >= k, ldc >= m");
-    x.ldc = 3;                         CHECK(!tb_call_is_legal(&x), "column-major ldc < m");
-    x = row_nn(0, 0, 0);               CHECK(tb_call_is_legal(&x), "all sizes zero with ld = 1");
-    x.lda = 0;                         CHECK(!tb_call_is_legal(&x), "ld 0 is never legal");
+    CHECK(legal(&x), "column-major lda >= m, ldb >= k, ldc >= m");
+    x.ldc = 3;                         CHECK(!legal(&x), "column-major ldc < m");
+    x = row_nn(0, 0, 0);               CHECK(legal(&x), "all sizes zero with ld = 1");
+    x.lda = 0;                         CHECK(!legal(&x), "ld 0 is never legal");
 }
 
 static void test_normalise(void)
 {
     float a[1], b[1], c[1];
-    tb_call col = {TB_API_CBLAS, NULL, NULL, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0f, 0.5f,
-                   a, 7, b, 7, c, 3, TB_SINGLE};
+    tb_call col = gemm_call(TB_API_CBLAS, TB_SINGLE, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7,
+                            2.0f, 0.5f, a, 7, b, 7, c, 3);
     tb_problem p;
     tb_normalise(&col, &p);
     CHECK(p.m == 5 && p.n == 3 && p.k == 7, "column-major m x n becomes row-major n x m (got %dx%dx%d)", p.m, p.n, p.k);
@@ -191,9 +193,9 @@ static void test_partial_completion(tb_prec prec)
                 for (int j = 0; j < N; j++)
                     if (j < t.done_cols || (j < t.done_cols_end && i < t.done_rows))
                         set(prec, C, i * ldc + j, want[i * N + j]);
-            tb_call c = {TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, ta ? TB_TRANS : TB_NO_TRANS,
-                         tb ? TB_TRANS : TB_NO_TRANS, M, N, K, 2.0, 0.5, A, lda, B, ldb, C, ldc,
-                         prec};
+            tb_call c = gemm_call(TB_API_CBLAS, prec, TB_ROW_MAJOR, ta ? TB_TRANS : TB_NO_TRANS,
+                                  tb ? TB_TRANS : TB_NO_TRANS, M, N, K, 2.0, 0.5, A, lda, B, ldb,
+                                  C, ldc);
             tb_problem p;
             tb_normalise(&c, &p);
             tb_complete_on_cpu(&c, &p, &t);
@@ -230,15 +232,19 @@ static void test_start_due(void)
 static void test_double(void)
 {
     double a[1], b[1], c[1];
-    tb_call col = {TB_API_FORTRAN, "T", "N", TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5, 7, 2.0,
-                   0.1, a, 7, b, 7, c, 3, TB_DOUBLE};
+    tb_call col = gemm_call(TB_API_FORTRAN, TB_DOUBLE, TB_COL_MAJOR, TB_TRANS, TB_NO_TRANS, 3, 5,
+                            7, 2.0, 0.1, a, 7, b, 7, c, 3);
     tb_problem p;
     tb_normalise(&col, &p);
     CHECK(p.prec == TB_DOUBLE && p.m == 5 && p.n == 3 && p.A == b && p.beta == 0.1,
           "a double call normalises to a double problem, beta exact (%.17g)", p.beta);
     CHECK(strcmp(tb_call_name(&col), "dgemm_") == 0, "a Fortran double call is named dgemm_");
-    col.api = TB_API_CBLAS;
+    col.entry = tb_entry_of(TB_R_gemm, TB_DOUBLE, TB_FAM_plain, TB_API_CBLAS);
     CHECK(strcmp(tb_call_name(&col), "dgemm") == 0, "a cblas_dgemm call is named dgemm");
+    col.entry = tb_entry_of(TB_R_gemm, TB_DOUBLE, TB_FAM_scipy64, TB_API_CBLAS);
+    CHECK(strcmp(tb_call_name(&col), "scipy_dgemm64_") == 0 &&
+          strcmp(col.entry->symbol, "scipy_cblas_dgemm64_") == 0 && col.entry->width == 8,
+          "a scipy_cblas_dgemm64_ call is named scipy_dgemm64_ and takes 8-byte integers");
     tb_problem q = p;
     q.prec = TB_SINGLE;
     CHECK(tb_policy_class(&p) != tb_policy_class(&q), "single and double calls of one shape are "

@@ -25,11 +25,29 @@ static int unit_summary(const char *name)
     return failed ? 1 : 0;
 }
 
+/* A GEMM call as the plain name of its interface and precision would make
+ * it, its integers read (ldX as given). */
+static inline tb_call gemm_call(tb_api api, tb_prec prec, int layout, int transa, int transb,
+                                int m, int n, int k, double alpha, double beta, const void *A,
+                                int lda, const void *B, int ldb, void *C, int ldc)
+{
+    tb_call c = {.entry = tb_entry_of(TB_R_gemm, prec, TB_FAM_plain, api), .api = api,
+                 .prec = prec, .ints = TB_INTS_OK, .layout = layout, .transa = transa,
+                 .transb = transb, .m = m, .n = n, .k = k, .alpha = alpha, .beta = beta,
+                 .A = A, .lda = lda, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
+                 .raw.i = {m, n, k, lda, ldb, ldc}};   /* a CBLAS call's, as it came */
+    if (api == TB_API_FORTRAN) {
+        c.fta = transa == TB_NO_TRANS ? "N" : "T";
+        c.ftb = transb == TB_NO_TRANS ? "N" : "T";
+    }
+    return c;
+}
+
 static inline tb_call row_nn(int m, int n, int k)
 {
     static float dummy[1];
-    return (tb_call){TB_API_CBLAS, NULL, NULL, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
-                     1.0f, 0.0f, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1, TB_SINGLE};
+    return gemm_call(TB_API_CBLAS, TB_SINGLE, TB_ROW_MAJOR, TB_NO_TRANS, TB_NO_TRANS, m, n, k,
+                     1.0, 0.0, dummy, k > 1 ? k : 1, dummy, n > 1 ? n : 1, dummy, n > 1 ? n : 1);
 }
 
 static inline tb_problem problem_of(tb_call c)

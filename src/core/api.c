@@ -156,7 +156,7 @@ TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
                  tb_reason_name(why), tb_gpu_detail());
         return 1;
     }
-    if (!tb_real_cblas()) {
+    if (strcmp(tb_real_blas_path(), "none") == 0) {
         snprintf(buf, len, "no CPU BLAS found (see %s)\n", TB_ENV_CPU_BLAS);
         return -1;
     }

@@ -9,28 +9,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static int tb_max1(int x) { return x > 1 ? x : 1; }
-
-static int tb_trans_ok(int t) { return t == TB_NO_TRANS || t == TB_TRANS || t == TB_CONJ_TRANS; }
-
-int tb_call_is_legal(const tb_call *c)
-{
-    if (c->layout != TB_ROW_MAJOR && c->layout != TB_COL_MAJOR)
-        return 0;
-    if (!tb_trans_ok(c->transa) || !tb_trans_ok(c->transb))
-        return 0;
-    if (c->m < 0 || c->n < 0 || c->k < 0)
-        return 0;
-    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
-    if (c->layout == TB_ROW_MAJOR)
-        return c->lda >= tb_max1(ta ? c->m : c->k) &&
-               c->ldb >= tb_max1(tb ? c->k : c->n) &&
-               c->ldc >= tb_max1(c->n);
-    return c->lda >= tb_max1(ta ? c->k : c->m) &&
-           c->ldb >= tb_max1(tb ? c->n : c->k) &&
-           c->ldc >= tb_max1(c->m);
-}
-
 void tb_normalise(const tb_call *c, tb_problem *p)
 {
     int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
@@ -81,8 +59,8 @@ static int tb_in_flight;           /* calls between entry and return, all thread
 static void tb_exit_enter(int phase)
 {
     tb_exit_thread = pthread_self();
-    __atomic_store_n(&tb_fast.real, NULL, __ATOMIC_RELEASE);   /* every call sees the gate */
-    __atomic_store_n(&tb_fast.dreal, NULL, __ATOMIC_RELEASE);
+    for (int i = 0; i < TB_ENTRY_COUNT; i++)    /* every call sees the gate */
+        __atomic_store_n(&tb_fast.real[i], NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&tb_exit_phase, phase, __ATOMIC_SEQ_CST);
 }
 
@@ -122,7 +100,7 @@ static void tb_exit_hold(void)
 
 /* ---- The fast path -------------------------------------------------------
  *
- * shim/gemm.c skips everything here for calls below the threshold in auto
+ * The CBLAS entry points skip everything here for calls below the threshold in auto
  * and cpu mode, when no line, statistic, trace or verify wants to see them:
  * the decision would send them to the CPU unseen. Only small calls, so that
  * every call long enough to matter passes the exit gate (in cpu mode too).
@@ -138,16 +116,21 @@ static void tb_first_call(void)
     atexit(tb_exit_atexit);
     pthread_atfork(NULL, NULL, tb_exit_forked_child);
     const tb_settings *s = tb_settings_get();
-    tb_cblas_fn real = tb_real_cblas();
-    tb_dcblas_fn dreal = tb_real_cblas_d();
     if (s->accounting || s->mode == TB_MODE_GPU || s->mode == TB_MODE_VERIFY ||
         __atomic_load_n(&tb_exit_phase, __ATOMIC_ACQUIRE) != TB_LIVE)
         return;
     tb_fast.below = s->threshold;
-    if (real)
-        __atomic_store_n(&tb_fast.real, real, __ATOMIC_RELEASE);
-    if (dreal)
-        __atomic_store_n(&tb_fast.dreal, dreal, __ATOMIC_RELEASE);
+    /* CBLAS names whose real symbol is there and whose integers' width is
+     * known; the others always take the whole way. */
+    for (int i = 0; i < TB_ENTRY_COUNT; i++) {
+        const tb_entry *e = &tb_entries[i];
+        void *real = tb_real_symbol(e->id);
+        const int w = tb_real_width(e);
+        if (e->api != TB_API_CBLAS || !real || !w)
+            continue;
+        tb_fast.width[i] = w;
+        __atomic_store_n(&tb_fast.real[i], real, __ATOMIC_RELEASE);
+    }
 }
 
 void tb_fastpath_arm(void)
@@ -202,8 +185,13 @@ static void tb_dispatch_call(const tb_call *c)
     tb_normalise(c, &p);
     tb_record r = {.call = c, .problem = &p, .route = TB_ROUTE_CPU,
                    .t_start = s->accounting ? tb_now() : 0.0};
-    const tb_decision d = tb_call_is_legal(c) ? tb_decide(c, &p)
-                                              : (tb_decision){.route = TB_ROUTE_CPU, .reason = TB_WHY_ILLEGAL};
+    tb_decision d = {.route = TB_ROUTE_CPU, .reason = TB_WHY_ILLEGAL};
+    if (c->ints == TB_INTS_UNKNOWN)
+        d.reason = TB_WHY_INT_WIDTH;       /* read at 32 bits: only forwarded */
+    else if (c->ints == TB_INTS_WIDE)
+        d.reason = TB_WHY_WIDE_INTS;
+    else if (tb_call_illegal(c) == 0)
+        d = tb_decide(c, &p);
     const int measure = d.learn;    /* auto mode measures its calls */
     const double t_run = measure ? tb_now() : 0.0;
     tb_gpu_times t = {0};
@@ -237,8 +225,9 @@ static void tb_dispatch_call(const tb_call *c)
     tb_account(&r);
 }
 
-void tb_gemm_dispatch(const tb_call *c)
+void tb_dispatch(tb_call *c)
 {
+    tb_call_read(c, tb_real_width(c->entry));
     if (tb_inside_real_blas()) {
         tb_forward(c);             /* the real BLAS calling itself */
         return;

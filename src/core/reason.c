@@ -27,6 +27,8 @@ static const char *const tb_reason_names[TB_WHY_COUNT] = {
     [TB_WHY_AFTER_FORK] = "after-fork",
     [TB_WHY_GPU_FAILED] = "gpu-failed",
     [TB_WHY_GPU_STARTING] = "gpu-starting",
+    [TB_WHY_INT_WIDTH] = "int-width-unknown",
+    [TB_WHY_WIDE_INTS] = "ints-past-32-bits",
 };
 
 const char *tb_reason_name(tb_reason why)
@@ -46,5 +48,6 @@ const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len
 int tb_reason_ineligible(tb_reason why)
 {
     return why == TB_WHY_SMALL || why == TB_WHY_ILLEGAL || why == TB_WHY_MODE_CPU ||
-           why == TB_WHY_NO_OP || why == TB_WHY_SCOPE;
+           why == TB_WHY_NO_OP || why == TB_WHY_SCOPE || why == TB_WHY_INT_WIDTH ||
+           why == TB_WHY_WIDE_INTS;
 }

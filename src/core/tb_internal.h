@@ -1,15 +1,19 @@
 /* src/core/tb_internal.h - the table of contents of libtiledblas's internals.
- * A call reads top to bottom: shim entry (shim/gemm.c) -> legality and
- * normalisation (dispatch.c) -> decision (policy.c, which asks costmodel.c)
- * -> run on the GPU (pipeline.c, over gpu.c, staging.c, plan.c and
- * kernels/) or the real BLAS (shim/realblas.c) -> account (account.c, then
- * stats.c and trace.c). Every internal name starts with tb_; nothing here
- * is exported (see shim/exports.map). */
+ * A call reads top to bottom, one folder of src/ a stage: entry/ (the
+ * exported names, made from the table in core/blas.def) -> core/ (the
+ * call read at its BLAS's integer width, legality, normalisation:
+ * dispatch.c, routines.c) -> decide/ (policy.c, which asks costmodel.c) ->
+ * gpu/ (spread.c, pipeline.c over gpu.c, staging.c, plan.c and kernels/)
+ * or cpu/ (realblas.c: the real BLAS; cpugemm.c: the built-in GEMM) ->
+ * account/ (account.c, then stats.c and trace.c). Every internal name
+ * starts with tb_; nothing here is exported (see entry/exports.map.in). */
 #ifndef TB_INTERNAL_H
 #define TB_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "blas.def"
 
 #define TB_HIDDEN __attribute__((visibility("hidden")))
 
@@ -129,27 +133,106 @@ TB_HIDDEN void tb_log_settings_report(void);
 /* Warns once per key for the life of the process (key < 64). */
 TB_HIDDEN void tb_warn_once(unsigned key, const char *fmt, ...) TB_PRINTF(2, 3);
 enum { TB_ONCE_NO_GPU = 0, TB_ONCE_NO_CPU_BLAS = 1, TB_ONCE_FORK = 2,
-       TB_ONCE_DISABLED = 3, TB_ONCE_STAGE = 8 /* + tb_stage */ };
+       TB_ONCE_DISABLED = 3, TB_ONCE_WIDE_NO_BLAS = 4, TB_ONCE_STAGE = 8 /* + tb_stage */ };
 
-/* ---- The call, normalised (dispatch.c) ---- */
+/* ---- The routines and the names they are called by (routines.c, from
+ * the table in blas.def) ---- */
 typedef enum { TB_API_CBLAS = 0, TB_API_FORTRAN = 1 } tb_api;
+#define TB_R_ENUM(r) TB_R_##r,
+typedef enum { TB_ROUTINE_NAMES(TB_R_ENUM) TB_ROUTINE_COUNT } tb_routine;
+#undef TB_R_ENUM
 
-/* What the caller passed, untouched, so it can be forwarded exactly. A
- * Fortran call arrives column-major with its transposes as characters; they
- * are kept (fta, ftb) so the real sgemm_ / dgemm_ sees the very same
- * arguments. A, B and C point to elements of `prec`; alpha and beta hold
- * the caller's values exactly (a single call's convert back to float). */
-typedef struct tb_call {
+/* The name families of blas.def, as TB_FAM_<family>. */
+#define TB_FAM_ENUM(fam, pre, cs, fs, w) TB_FAM_##fam,
+typedef enum {
+    TB_FAMILIES(TB_FAM_ENUM)
+    TB_FAM_COUNT
+} tb_family;
+#undef TB_FAM_ENUM
+
+/* Every entry point, as TB_E_<family>_<x><routine>_<cblas|fortran>: one
+ * per routine, precision, family and interface. */
+#define TB_E_ENUM_R(r, x, T, P, fam, pre, cs, fs, w) TB_E_##fam##_##x##r##_cblas, TB_E_##fam##_##x##r##_fortran,
+#define TB_E_ENUM_F(fam, pre, cs, fs, w) TB_ROUTINES(TB_E_ENUM_R, fam, pre, cs, fs, w)
+typedef enum {
+    TB_FAMILIES(TB_E_ENUM_F)
+    TB_ENTRY_COUNT
+} tb_entry_id;
+#undef TB_E_ENUM_R
+#undef TB_E_ENUM_F
+
+/* One entry point: its symbol, the routine and precision it runs, its
+ * family and interface, and the width of its integers (4, 8; 0: that of
+ * the BLAS behind the plain names, found out by realblas.c). */
+typedef struct tb_entry {
+    const char *symbol;       /* "scipy_cblas_dgemm64_"                      */
+    const char *label;        /* the symbol without "cblas_", as decision
+                               * lines, statistics and traces name the call */
+    tb_routine routine;
+    tb_prec prec;
     tb_api api;
+    tb_family family;
+    int width;
+    tb_entry_id id;
+} tb_entry;
+TB_HIDDEN extern const tb_entry tb_entries[TB_ENTRY_COUNT];
+/* The routine's name in capitals as xerbla prints it ("DGEMM"), and the
+ * family's name ("plain", "scipy64"). */
+TB_HIDDEN const char *tb_family_name(tb_family f);
+/* The entry of the given routine, precision, family and interface. */
+TB_HIDDEN const tb_entry *tb_entry_of(tb_routine r, tb_prec p, tb_family f, tb_api api);
+
+/* ---- The call (built by src/entry/, normalised by dispatch.c) ---- */
+
+/* What the caller passed, kept as it came so that it can be forwarded
+ * untouched: a Fortran call's every argument by its pointer (raw.p, in
+ * argument order), a CBLAS call's integer arguments whole, all 64 bits of
+ * their registers or stack slots (raw.i), since an LP64 caller leaves the
+ * upper halves undefined and an ILP64 one fills them. */
+enum { TB_RAW_P = 16, TB_RAW_I = 8 };
+typedef struct tb_raw {
+    const void *p[TB_RAW_P];
+    int64_t i[TB_RAW_I];
+} tb_raw;
+
+/* How the call's integers were read. */
+typedef enum {
+    TB_INTS_OK = 0,           /* read at the BLAS's width; every one fits an int   */
+    TB_INTS_UNKNOWN,          /* the width of the BLAS behind the names is unknown */
+    TB_INTS_WIDE              /* ILP64, and a value does not fit in 32 bits        */
+} tb_ints;
+
+/* The call as the library sees it: routine and options, the integers read
+ * at their true width (valid when ints is TB_INTS_OK), the scalars by value
+ * (imaginary parts 0 for real types), the operands. A Fortran call arrives
+ * column-major, its transposes as characters (fta, ftb, kept too). Options
+ * a routine does not take are 0. */
+typedef struct tb_call {
+    const tb_entry *entry;
+    tb_api api;                /* entry->api                                */
+    tb_prec prec;              /* entry->prec                               */
+    tb_ints ints;
     const char *fta, *ftb;     /* Fortran only: the caller's TRANSA, TRANSB */
     int layout, transa, transb;
+    int side, uplo, diag;
     int m, n, k;
     double alpha, beta;
+    double alpha_im, beta_im;
     const void *A; int lda;
     const void *B; int ldb;
     void *C; int ldc;
-    tb_prec prec;
+    tb_raw raw;
 } tb_call;
+
+/* Reads the call's arguments from what the entry point kept (raw, with
+ * entry): the integers at width (4, 8; 0: unknown, read at 32 bits and
+ * the call marked TB_INTS_UNKNOWN), a Fortran call's options and scalars
+ * through their pointers. */
+TB_HIDDEN void tb_call_read(tb_call *c, int width);
+/* The first illegal argument of the call as the reference BLAS numbers it
+ * for the call's interface, 0 when all are legal (routines.c; realblas.c's
+ * built-in path reports it through xerbla's words). */
+TB_HIDDEN int tb_call_illegal(const tb_call *c);
 
 /* The same product as a row-major one: C = alpha op(A) op(B) + beta C with
  * C m x n; a column-major call becomes C^T = op(B)^T op(A)^T, no copies. */
@@ -207,6 +290,8 @@ typedef enum {
     TB_WHY_AFTER_FORK,        /* a child of a parent that had started CUDA        */
     TB_WHY_GPU_FAILED,        /* the GPU failed at a stage; the CPU completed it  */
     TB_WHY_GPU_STARTING,      /* auto mode: CUDA is starting in the background    */
+    TB_WHY_INT_WIDTH,         /* the width of the BLAS's integers is unknown: forwarded */
+    TB_WHY_WIDE_INTS,         /* an ILP64 integer past 32 bits: forwarded          */
     TB_WHY_COUNT
 } tb_reason;
 
@@ -435,12 +520,12 @@ typedef struct tb_record {
     double pred_cpu_s, pred_gpu_s;      /* the times the route was chosen by, 0 if unused */
 } tb_record;
 
-/* The entry point the caller called: "sgemm", "sgemm_", "dgemm" or
- * "dgemm_" (a cblas_xgemm call is named without its prefix). */
+/* The entry point the caller called, as lines and reports name it:
+ * "sgemm" for cblas_sgemm, "dgemm_", "scipy_dgemm64_" (the symbol without
+ * "cblas_"). */
 static inline const char *tb_call_name(const tb_call *c)
 {
-    static const char *const names[2][2] = {{"sgemm", "sgemm_"}, {"dgemm", "dgemm_"}};
-    return names[c->prec == TB_DOUBLE][c->api == TB_API_FORTRAN];
+    return c->entry->label;
 }
 
 /* Functions in account.c: the decision line, statistics, trace. */
@@ -459,32 +544,39 @@ TB_HIDDEN int tb_verify_call(const tb_call *c, const tb_problem *p,
 TB_HIDDEN size_t tb_verify_compare(const tb_problem *p, const void *gpu, size_t ldg,
                                    double c0, tb_verify_result *v);
 
-/* The shim's fast path for small calls (shim/gemm.c): once the first call
- * has resolved everything, a cblas call with m*n*k below `below` that
- * nobody accounts for goes straight to the real cblas_sgemm (`real`) or
- * cblas_dgemm (`dreal`), with no other work at all. */
-typedef void (*tb_cblas_fn)(int, int, int, int, int, int, float, const float *, int,
-                            const float *, int, float, float *, int);
-typedef void (*tb_dcblas_fn)(int, int, int, int, int, int, double, const double *, int,
-                             const double *, int, double, double *, int);
+/* The entry points' fast path for small calls (src/entry/entries.c): once
+ * the first call has resolved everything, a CBLAS call with m*n*k below
+ * `below` that nobody accounts for goes straight to the real symbol of its
+ * own name (real[id], its integers of width[id]), with no other work. */
 typedef struct tb_fastpath {
-    tb_cblas_fn real;          /* NULL until armed */
-    tb_dcblas_fn dreal;        /* NULL until armed */
+    void *real[TB_ENTRY_COUNT];    /* NULL until armed                        */
+    int width[TB_ENTRY_COUNT];     /* written before real[id] is published    */
     double below;
 } tb_fastpath;
 extern tb_fastpath tb_fast TB_HIDDEN;
+static inline void *tb_fast_real(tb_entry_id id)
+{
+    return __atomic_load_n(&tb_fast.real[id], __ATOMIC_ACQUIRE);
+}
+/* m, n, k as whole CBLAS integer slots, read at the armed width. */
+static inline int tb_fast_small(tb_entry_id id, int64_t m, int64_t n, int64_t k)
+{
+    if (tb_fast.width[id] != 8) {
+        m = (int32_t)m;
+        n = (int32_t)n;
+        k = (int32_t)k;
+    }
+    return (double)m * (double)n * (double)k < tb_fast.below;
+}
 /* Arms tb_fast when the settings allow it (dispatch.c, on the first call). */
 TB_HIDDEN void tb_fastpath_arm(void);
-/* The real cblas_sgemm and cblas_dgemm, or NULL (realblas.c). */
-TB_HIDDEN tb_cblas_fn tb_real_cblas(void);
-TB_HIDDEN tb_dcblas_fn tb_real_cblas_d(void);
 
 /* ---- Functions in dispatch.c: one call, top to bottom ---- */
-TB_HIDDEN int tb_call_is_legal(const tb_call *c);
 TB_HIDDEN void tb_normalise(const tb_call *c, tb_problem *p);
-/* Runs the call where policy.c decides, falls back on a GPU failure,
- * accounts it; holds the exit gate (README "Guarantees"). */
-TB_HIDDEN void tb_gemm_dispatch(const tb_call *c);
+/* Reads the call (tb_call_read, at the width of the BLAS behind its name),
+ * runs it where policy.c decides, falls back on a GPU failure, accounts
+ * it; holds the exit gate (README "Guarantees"). */
+TB_HIDDEN void tb_dispatch(tb_call *c);
 
 /* ---- Functions in spread.c: a call's GPU route, over the devices ---- */
 /* Runs p on the GPU, cut over the device slots as plan.c says; whatever a
@@ -567,12 +659,19 @@ TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
 /* Like tb_gpu_describe but never starts CUDA; 0 when not running. */
 TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
 
-/* ---- Functions in shim/realblas.c: the BLAS the program loaded ---- */
+/* ---- Functions in cpu/realblas.c: the BLAS the program loaded ---- */
 /* 1 while this thread is inside the real BLAS (a call that arrives then is
  * the real BLAS calling itself, and goes straight through). */
 TB_HIDDEN int tb_inside_real_blas(void);
-/* Forwards the call, unchanged, to the real BLAS: cblas_sgemm, sgemm_,
- * cblas_dgemm or dgemm_, whichever the caller called. */
+/* The real BLAS's symbol of the entry's own name, or NULL. */
+TB_HIDDEN void *tb_real_symbol(tb_entry_id id);
+/* The width of the integers an entry's names take: its family's, or for
+ * the plain names that of the BLAS behind them (an ILP64 OpenBLAS under
+ * the plain names: 8), found out once by asking that BLAS; 0 when it
+ * cannot be told; 4 when no BLAS is there (the built-in CPU GEMM). */
+TB_HIDDEN int tb_real_width(const tb_entry *e);
+/* Forwards the call, unchanged, to the real BLAS's symbol of the name the
+ * caller called: every argument as it came. */
 TB_HIDDEN void tb_forward(const tb_call *c);
 /* Runs a row-major problem (or part of one) on the real BLAS. */
 TB_HIDDEN void tb_forward_problem(const tb_problem *p);

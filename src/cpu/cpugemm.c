@@ -10,6 +10,7 @@
 #include "tb_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -166,50 +167,6 @@ void tb_cpu_gemm(const tb_problem *p)
 
 /* ---- The caller's call, checked as the BLAS checks it ---- */
 
-static int tb_max1(int x) { return x > 1 ? x : 1; }
-
-static int tb_trans_ok(int t) { return t == TB_NO_TRANS || t == TB_TRANS || t == TB_CONJ_TRANS; }
-
-/* The number of the first illegal argument as the BLAS reports it, 0 when
- * all are legal. sgemm_: TRANSA 1, TRANSB 2, M 3, N 4, K 5, LDA 8, LDB 10,
- * LDC 13. cblas_sgemm: layout 1, TransA 2, TransB 3, M 4, N 5, K 6, lda 9,
- * ldb 11, ldc 14; row-major is checked in the order of the column-major
- * call it is (N before M, ldb before lda), as the reference CBLAS does. */
-static int tb_cpu_gemm_illegal(const tb_call *c)
-{
-    const int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
-    if (c->api == TB_API_FORTRAN) {
-        if (!tb_trans_ok(c->transa)) return 1;
-        if (!tb_trans_ok(c->transb)) return 2;
-        if (c->m < 0) return 3;
-        if (c->n < 0) return 4;
-        if (c->k < 0) return 5;
-        if (c->lda < tb_max1(ta ? c->k : c->m)) return 8;
-        if (c->ldb < tb_max1(tb ? c->n : c->k)) return 10;
-        if (c->ldc < tb_max1(c->m)) return 13;
-        return 0;
-    }
-    if (c->layout != TB_ROW_MAJOR && c->layout != TB_COL_MAJOR) return 1;
-    if (!tb_trans_ok(c->transa)) return 2;
-    if (!tb_trans_ok(c->transb)) return 3;
-    if (c->layout == TB_COL_MAJOR) {
-        if (c->m < 0) return 4;
-        if (c->n < 0) return 5;
-        if (c->k < 0) return 6;
-        if (c->lda < tb_max1(ta ? c->k : c->m)) return 9;
-        if (c->ldb < tb_max1(tb ? c->n : c->k)) return 11;
-        if (c->ldc < tb_max1(c->m)) return 14;
-        return 0;
-    }
-    if (c->n < 0) return 5;
-    if (c->m < 0) return 4;
-    if (c->k < 0) return 6;
-    if (c->ldb < tb_max1(tb ? c->k : c->n)) return 11;
-    if (c->lda < tb_max1(ta ? c->m : c->k)) return 9;
-    if (c->ldc < tb_max1(c->n)) return 14;
-    return 0;
-}
-
 /* The BLAS's report of argument `arg`, written on stderr in one write():
  * xgemm_ as OpenBLAS's xerbla words it, cblas_xgemm as the reference
  * CBLAS's cblas_xerbla does, its double space after a name that came from
@@ -217,22 +174,26 @@ static int tb_cpu_gemm_illegal(const tb_call *c)
  * numbers a bad row-major TransB 2; this gives its position, 3. */
 static void tb_xerbla(const tb_call *c, int arg)
 {
-    char line[160];
+    char line[200], name[32];
     int n;
-    const char x = c->prec == TB_DOUBLE ? 'd' : 's';
+    const tb_entry *plain = tb_entry_of(c->entry->routine, c->prec, TB_FAM_plain, TB_API_CBLAS);
+    /* The routine's name as xerbla prints it: DGEMM, whatever the family. */
+    snprintf(name, sizeof name, "%s", plain->label);
+    for (char *q = name; *q; q++)
+        *q = *q == '_' ? '\0' : (char)toupper((unsigned char)*q);
     if (c->api == TB_API_FORTRAN)
         n = snprintf(line, sizeof line,
-                     " ** On entry to %cGEMM  parameter number %2d had an illegal value\n",
-                     x == 'd' ? 'D' : 'S', arg);
+                     " ** On entry to %s  parameter number %2d had an illegal value\n", name, arg);
     else if (arg == 1)
-        n = snprintf(line, sizeof line, "Parameter 1 to routine cblas_%cgemm was incorrect\n"
-                     "Illegal layout setting, %d\n", x, c->layout);
+        n = snprintf(line, sizeof line, "Parameter 1 to routine %s was incorrect\n"
+                     "Illegal layout setting, %d\n", plain->symbol, c->layout);
     else if (arg <= 3)
-        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%cgemm was incorrect\n"
-                     "Illegal Trans%c setting, %d\n", arg, x, arg == 2 ? 'A' : 'B',
+        n = snprintf(line, sizeof line, "Parameter %d to routine %s was incorrect\n"
+                     "Illegal Trans%c setting, %d\n", arg, plain->symbol, arg == 2 ? 'A' : 'B',
                      arg == 2 ? c->transa : c->transb);
     else
-        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%cgemm  was incorrect\n", arg, x);
+        n = snprintf(line, sizeof line, "Parameter %d to routine %s  was incorrect\n", arg,
+                     plain->symbol);
     if (n > 0) {
         ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
@@ -241,7 +202,7 @@ static void tb_xerbla(const tb_call *c, int arg)
 
 int tb_cpu_gemm_check(const tb_call *c, tb_problem *p)
 {
-    int arg = tb_cpu_gemm_illegal(c);
+    int arg = tb_call_illegal(c);
     if (arg) {
         tb_xerbla(c, arg);
         return -1;

@@ -13,32 +13,10 @@
 #include <string.h>
 #include <strings.h>
 
-typedef void (*tb_cblas_sgemm_fn)(int, int, int, int, int, int, float,
-                                  const float *, int, const float *, int,
-                                  float, float *, int);
-typedef void (*tb_cblas_dgemm_fn)(int, int, int, int, int, int, double,
-                                  const double *, int, const double *, int,
-                                  double, double *, int);
-/* Fortran: everything by reference, then the hidden lengths of the two
- * character arguments (gfortran passes size_t). */
-typedef void (*tb_fortran_sgemm_fn)(const char *, const char *, const int *, const int *,
-                                    const int *, const float *, const float *, const int *,
-                                    const float *, const int *, const float *, float *,
-                                    const int *, size_t, size_t);
-typedef void (*tb_fortran_dgemm_fn)(const char *, const char *, const int *, const int *,
-                                    const int *, const double *, const double *, const int *,
-                                    const double *, const int *, const double *, double *,
-                                    const int *, size_t, size_t);
-
-/* The symbols we forward to, one line each. */
-#define TB_REAL_SYMBOLS(X) \
-    X(cblas_sgemm, tb_cblas_sgemm_fn) \
-    X(sgemm_, tb_fortran_sgemm_fn) \
-    X(cblas_dgemm, tb_cblas_dgemm_fn) \
-    X(dgemm_, tb_fortran_dgemm_fn)
-
-#define TB_DECLARE(name, type) static type tb_real_##name;
-TB_REAL_SYMBOLS(TB_DECLARE)
+/* The real symbol of every entry point's name (NULL: not loaded), and the
+ * width of the integers each takes (tb_real_width). */
+static void *tb_real[TB_ENTRY_COUNT];
+static int tb_width[TB_ENTRY_COUNT];
 static const char *tb_real_path = "none";
 static pthread_once_t tb_real_once = PTHREAD_ONCE_INIT;
 /* What became of TILEDBLAS_CPU_BLAS when the program loaded no BLAS: why it
@@ -112,28 +90,109 @@ static void *tb_lookup(const char *name, void **fallback, const char **fallback_
     return sym;
 }
 
+/* ---- The width of the plain names' integers ----
+ *
+ * The plain names (cblas_dgemm, dgemm_) are LP64 in most BLAS builds and
+ * ILP64 in some (Debian's libopenblas64, OpenBLAS or BLIS built with 64-bit
+ * integers, MKL's ILP64 library). The BLAS behind them is asked with a call
+ * that both widths answer, differently: IxAMAX of x = {1, 5} with N an
+ * 8-byte integer whose low half is 2 and whose high half makes it negative.
+ * An LP64 BLAS reads N = 2 and answers the position of the 5 (Fortran 2,
+ * CBLAS 1); an ILP64 BLAS reads N < 0 and answers 0. Nothing is written. */
+static const double tb_probe_x[2] = {1.0, 5.0};
+static const int64_t tb_probe_n = (int64_t)((uint64_t)0x80000000u << 32 | 2u);
+
+static int tb_probe_fortran(void *idamax)
+{
+    if (!idamax)
+        return 0;
+    const int64_t inc = 1;
+    int64_t r = ((int64_t (*)(const int64_t *, const double *, const int64_t *))idamax)(
+        &tb_probe_n, tb_probe_x, &inc);
+    return (int32_t)r == 2 ? 4 : (int32_t)r == 0 ? 8 : 0;
+}
+
+static int tb_probe_cblas(void *idamax)
+{
+    if (!idamax)
+        return 0;
+    int64_t r = ((int64_t (*)(int64_t, const double *, int64_t))idamax)(tb_probe_n, tb_probe_x, 1);
+    return (int32_t)r == 1 ? 4 : (int32_t)r == 0 ? 8 : 0;
+}
+
+/* The symbol `name` of the object that defines `anchor`. */
+static void *tb_sym_beside(void *anchor, const char *name)
+{
+    Dl_info info;
+    if (!anchor || !dladdr(anchor, &info) || !info.dli_fname)
+        return NULL;
+    void *h = dlopen(*info.dli_fname ? info.dli_fname : NULL, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        h = dlopen(NULL, RTLD_LAZY);
+    void *sym = h ? dlsym(h, name) : NULL;
+    if (h)
+        dlclose(h);
+    return sym && !tb_is_ours(sym) ? sym : NULL;
+}
+
+/* The width of the plain names of one interface, whose gemm symbols are
+ * s and d (either may be NULL): asked of the BLAS that defines them; where
+ * it has no IxAMAX, OpenBLAS's own report (USE64BITINT); 0 when neither
+ * tells. */
+static int tb_plain_width(tb_api api, void *s, void *d)
+{
+    void *anchor = d ? d : s;
+    int w = api == TB_API_CBLAS ? tb_probe_cblas(tb_sym_beside(anchor, TB_PROBE_CBLAS))
+                                : tb_probe_fortran(tb_sym_beside(anchor, TB_PROBE_FORTRAN));
+    if (w)
+        return w;
+    char *(*config)(void) = (char *(*)(void))tb_sym_beside(anchor, "openblas_get_config");
+    if (config) {
+        const char *cfg = config();
+        return cfg && strstr(cfg, "USE64BITINT") ? 8 : 4;
+    }
+    return 0;
+}
+
 static void tb_resolve(void)
 {
     void *fallback = NULL;
     const char *error = NULL;
-#define TB_RESOLVE(name, type) tb_real_##name = (type)tb_lookup(#name, &fallback, &error);
-    TB_REAL_SYMBOLS(TB_RESOLVE)
+    for (int i = 0; i < TB_ENTRY_COUNT; i++)
+        tb_real[i] = tb_lookup(tb_entries[i].symbol, &fallback, &error);
     tb_fallback_error = error;
+    /* The plain names' width, per interface; with no BLAS at all behind
+     * them the built-in GEMM runs their calls, at the LP64 width a program
+     * linked to nothing else was built for. */
+    for (int api = TB_API_CBLAS; api <= TB_API_FORTRAN; api++) {
+        const tb_entry *s = tb_entry_of(TB_R_gemm, TB_SINGLE, TB_FAM_plain, api);
+        const tb_entry *d = tb_entry_of(TB_R_gemm, TB_DOUBLE, TB_FAM_plain, api);
+        void *ss = tb_real[s->id], *ds = tb_real[d->id];
+        int w = ss || ds ? tb_plain_width(api, ss, ds) : 4;
+        for (int i = 0; i < TB_ENTRY_COUNT; i++)
+            if (tb_entries[i].family == TB_FAM_plain && tb_entries[i].api == (tb_api)api)
+                tb_width[i] = w;
+    }
+    for (int i = 0; i < TB_ENTRY_COUNT; i++)
+        if (tb_entries[i].family != TB_FAM_plain)
+            tb_width[i] = tb_entries[i].width;
     Dl_info info;
-    void *any = tb_real_cblas_sgemm ? (void *)tb_real_cblas_sgemm
-              : tb_real_sgemm_      ? (void *)tb_real_sgemm_
-              : tb_real_cblas_dgemm ? (void *)tb_real_cblas_dgemm : (void *)tb_real_dgemm_;
-    if (any && dladdr(any, &info) && info.dli_fname)
-        tb_real_path = info.dli_fname;
+    for (int i = 0; i < TB_ENTRY_COUNT; i++)
+        if (tb_real[i] && dladdr(tb_real[i], &info) && info.dli_fname) {
+            tb_real_path = info.dli_fname;
+            break;
+        }
 }
 
 /* Once, when a call first runs on the built-in GEMM: what was looked for
- * (the entry points of the call's precision). */
-static void tb_no_blas(tb_prec prec)
+ * (the names of the call's routine and precision in its family). */
+static void tb_no_blas(const tb_entry *e)
 {
-    const char *looked = prec == TB_DOUBLE
-        ? "no CPU BLAS found: the program loaded no cblas_dgemm or dgemm_"
-        : "no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_";
+    const tb_entry *cb = tb_entry_of(e->routine, e->prec, e->family, TB_API_CBLAS);
+    const tb_entry *fo = tb_entry_of(e->routine, e->prec, e->family, TB_API_FORTRAN);
+    char looked[160];
+    snprintf(looked, sizeof looked, "no CPU BLAS found: the program loaded no %s or %s",
+             cb->symbol, fo->symbol);
     static const char builtin[] = "calls run on the built-in CPU GEMM (single-threaded, slow)";
     const char *configured = tb_settings_get()->cpu_blas;
     if (!configured)
@@ -150,16 +209,16 @@ static void tb_no_blas(tb_prec prec)
                      TB_ENV_CPU_BLAS, configured, builtin);
 }
 
-tb_cblas_fn tb_real_cblas(void)
+void *tb_real_symbol(tb_entry_id id)
 {
     pthread_once(&tb_real_once, tb_resolve);
-    return (tb_cblas_fn)tb_real_cblas_sgemm;
+    return (unsigned)id < TB_ENTRY_COUNT ? tb_real[id] : NULL;
 }
 
-tb_dcblas_fn tb_real_cblas_d(void)
+int tb_real_width(const tb_entry *e)
 {
     pthread_once(&tb_real_once, tb_resolve);
-    return (tb_dcblas_fn)tb_real_cblas_dgemm;
+    return tb_width[e->id];
 }
 
 const char *tb_real_blas_path(void)
@@ -177,74 +236,122 @@ int tb_inside_real_blas(void)
     return tb_depth;
 }
 
-/* A row-major problem on the real cblas_xgemm, else the real xgemm_ (row-major
- * C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T), else the built-in
- * GEMM. */
-static void tb_run_problem(const tb_problem *p)
-{
-    int m = p->m, n = p->n, k = p->k, lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-    const int ta = p->transa ? TB_TRANS : TB_NO_TRANS, tb = p->transb ? TB_TRANS : TB_NO_TRANS;
-    const char *fa = p->transa ? "T" : "N", *fb = p->transb ? "T" : "N";
-    if (p->prec == TB_DOUBLE && tb_real_cblas_dgemm) {
-        tb_real_cblas_dgemm(TB_ROW_MAJOR, ta, tb, m, n, k, p->alpha, p->A, lda, p->B, ldb,
-                            p->beta, p->C, ldc);
-    } else if (p->prec == TB_DOUBLE && tb_real_dgemm_) {
-        tb_real_dgemm_(fb, fa, &n, &m, &k, &p->alpha, p->B, &ldb, p->A, &lda, &p->beta,
-                       p->C, &ldc, 1, 1);
-    } else if (p->prec == TB_SINGLE && tb_real_cblas_sgemm) {
-        tb_real_cblas_sgemm(TB_ROW_MAJOR, ta, tb, m, n, k, (float)p->alpha, p->A, lda, p->B,
-                            ldb, (float)p->beta, p->C, ldc);
-    } else if (p->prec == TB_SINGLE && tb_real_sgemm_) {
-        const float alpha = (float)p->alpha, beta = (float)p->beta;
-        tb_real_sgemm_(fb, fa, &n, &m, &k, &alpha, p->B, &ldb, p->A, &lda, &beta, p->C, &ldc,
-                       1, 1);
-    } else {
-        tb_no_blas(p->prec);
-        tb_cpu_gemm(p);
+/* ---- Forwarding: each routine's two calls of a real symbol ----
+ *
+ * CBLAS: the integers go back as the 64-bit slots they came in, the
+ * scalars as the caller's type. Fortran: the caller's own pointers, and
+ * the hidden lengths of the character arguments (1 each). */
+typedef int64_t tb_iarg;
+
+#define TB_FORWARD_gemm(x, T)                                                                 \
+    static void tb_forward_cblas_##x##gemm(void *fn, const tb_call *c)                        \
+    {                                                                                         \
+        const int64_t *i = c->raw.i;                                                          \
+        ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, T, const T *, tb_iarg, const T *, \
+                   tb_iarg, T, T *, tb_iarg))fn)(c->layout, c->transa, c->transb, i[0], i[1], \
+                                                  i[2], (T)c->alpha, c->A, i[3], c->B, i[4],  \
+                                                  (T)c->beta, c->C, i[5]);                    \
+    }                                                                                         \
+    static void tb_forward_fortran_##x##gemm(void *fn, const tb_call *c)                      \
+    {                                                                                         \
+        const void *const *p = c->raw.p;                                                      \
+        ((void (*)(const void *, const void *, const void *, const void *, const void *,      \
+                   const void *, const void *, const void *, const void *, const void *,      \
+                   const void *, const void *, const void *, size_t, size_t))fn)(             \
+            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],  \
+            1, 1);                                                                            \
     }
+
+/* A row-major GEMM problem on a real xgemm of either interface: CBLAS with
+ * the integers as 64-bit slots (right for LP64 and ILP64 alike), Fortran
+ * column-major (C^T = op(B)^T op(A)^T) with integers of the name's width. */
+#define TB_PROBLEM_gemm(x, T)                                                                 \
+    static void tb_problem_##x##gemm(void *fn, tb_api api, int w, const tb_problem *p)        \
+    {                                                                                         \
+        const T alpha = (T)p->alpha, beta = (T)p->beta;                                       \
+        if (api == TB_API_CBLAS) {                                                            \
+            ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, T, const T *, tb_iarg,       \
+                       const T *, tb_iarg, T, T *, tb_iarg))fn)(                              \
+                TB_ROW_MAJOR, p->transa ? TB_TRANS : TB_NO_TRANS,                             \
+                p->transb ? TB_TRANS : TB_NO_TRANS, p->m, p->n, p->k, alpha, p->A,            \
+                (tb_iarg)p->lda, p->B, (tb_iarg)p->ldb, beta, p->C, (tb_iarg)p->ldc);         \
+            return;                                                                           \
+        }                                                                                     \
+        const char *fa = p->transa ? "T" : "N", *fb = p->transb ? "T" : "N";                  \
+        int64_t v64[6] = {p->n, p->m, p->k, (int64_t)p->ldb, (int64_t)p->lda, (int64_t)p->ldc}; \
+        int32_t v32[6];                                                                       \
+        for (int j = 0; j < 6; j++)                                                           \
+            v32[j] = (int32_t)v64[j];                                                         \
+        const void *v[6];                                                                     \
+        for (int j = 0; j < 6; j++)                                                           \
+            v[j] = w == 8 ? (const void *)&v64[j] : (const void *)&v32[j];                    \
+        ((void (*)(const char *, const char *, const void *, const void *, const void *,      \
+                   const T *, const void *, const void *, const void *, const void *,         \
+                   const T *, void *, const void *, size_t, size_t))fn)(                      \
+            fb, fa, v[0], v[1], v[2], &alpha, p->B, v[3], p->A, v[4], &beta, p->C, v[5], 1,   \
+            1);                                                                               \
+    }
+
+#define TB_FORWARDERS(r, x, T, P, ...) TB_FORWARD_##r(x, T) TB_PROBLEM_##r(x, T)
+TB_ROUTINES(TB_FORWARDERS, )
+
+static void tb_forward_to(void *fn, const tb_call *c)
+{
+#define TB_FORWARD_CASE(r, x, T, P, ...)                                                      \
+    if (c->entry->routine == TB_R_##r && c->prec == P) {                                      \
+        if (c->api == TB_API_CBLAS)                                                           \
+            tb_forward_cblas_##x##r(fn, c);                                                   \
+        else                                                                                  \
+            tb_forward_fortran_##x##r(fn, c);                                                 \
+        return;                                                                               \
+    }
+    TB_ROUTINES(TB_FORWARD_CASE, )
+}
+
+/* A row-major problem on a real xgemm of its precision, whichever name
+ * the BLAS behind us has (the caller's own name may be missing), CBLAS
+ * first; else on the built-in GEMM. The caller's call `e` names the
+ * routine for the warning. */
+static void tb_run_problem(const tb_problem *p, const tb_entry *e)
+{
+    for (int api = TB_API_CBLAS; api <= TB_API_FORTRAN; api++)
+        for (int i = 0; i < TB_ENTRY_COUNT; i++) {
+            const tb_entry *x = &tb_entries[i];
+            if (x->routine != TB_R_gemm || x->prec != p->prec || x->api != (tb_api)api ||
+                !tb_real[i] || !tb_width[i])
+                continue;
+#define TB_PROBLEM_CASE(r, x_, T, P, ...)                                                     \
+            if (TB_R_##r == TB_R_gemm && p->prec == P) {                                      \
+                tb_problem_##x_##r(tb_real[i], (tb_api)api, tb_width[i], p);                  \
+                return;                                                                       \
+            }
+            TB_ROUTINES(TB_PROBLEM_CASE, )
+        }
+    tb_no_blas(e ? e : tb_entry_of(TB_R_gemm, p->prec, TB_FAM_plain, TB_API_CBLAS));
+    tb_cpu_gemm(p);
 }
 
 /* The caller's own entry point is missing: the call is checked as the BLAS
  * would check it (an illegal one is reported in the BLAS's words, C left
- * as it is) and runs on the other entry point or the built-in GEMM. */
+ * as it is) and runs on another name of the routine or the built-in GEMM. */
 static void tb_forward_elsewhere(const tb_call *c)
 {
     tb_problem p;
-    if (c->prec == TB_DOUBLE ? !tb_real_cblas_dgemm && !tb_real_dgemm_
-                             : !tb_real_cblas_sgemm && !tb_real_sgemm_)
-        tb_no_blas(c->prec);
-    if (tb_cpu_gemm_check(c, &p) == 0)
-        tb_run_problem(&p);
-}
-
-static void tb_forward_now(const tb_call *c)
-{
-    const int cblas = c->api == TB_API_CBLAS, dbl = c->prec == TB_DOUBLE;
-    if (cblas && dbl && tb_real_cblas_dgemm) {
-        tb_real_cblas_dgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, c->alpha,
-                            c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
-    } else if (!cblas && dbl && tb_real_dgemm_) {
-        tb_real_dgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &c->alpha, c->A, &c->lda,
-                       c->B, &c->ldb, &c->beta, c->C, &c->ldc, 1, 1);
-    } else if (cblas && !dbl && tb_real_cblas_sgemm) {
-        tb_real_cblas_sgemm(c->layout, c->transa, c->transb, c->m, c->n, c->k, (float)c->alpha,
-                            c->A, c->lda, c->B, c->ldb, (float)c->beta, c->C, c->ldc);
-    } else if (!cblas && !dbl && tb_real_sgemm_) {
-        /* The caller's own scalars, by reference, as they came: their float
-         * values are exactly alpha and beta. */
-        const float alpha = (float)c->alpha, beta = (float)c->beta;
-        tb_real_sgemm_(c->fta, c->ftb, &c->m, &c->n, &c->k, &alpha, c->A, &c->lda,
-                       c->B, &c->ldb, &beta, c->C, &c->ldc, 1, 1);
-    } else {
-        tb_forward_elsewhere(c);
+    if (c->ints != TB_INTS_OK) {
+        tb_no_blas(c->entry);
+        tb_warn_once(TB_ONCE_WIDE_NO_BLAS, "%s: integers past 32 bits need the BLAS that "
+                     "defines %s; the call was not run", c->entry->symbol, c->entry->symbol);
+        return;
     }
+    if (tb_cpu_gemm_check(c, &p) == 0)
+        tb_run_problem(&p, c->entry);
 }
 
 void tb_forward_problem(const tb_problem *p)
 {
     pthread_once(&tb_real_once, tb_resolve);
     tb_depth++;
-    tb_run_problem(p);
+    tb_run_problem(p, NULL);
     tb_depth--;
 }
 
@@ -252,7 +359,11 @@ void tb_forward(const tb_call *c)
 {
     pthread_once(&tb_real_once, tb_resolve);
     tb_depth++;
-    tb_forward_now(c);
+    void *fn = tb_real[c->entry->id];
+    if (fn)
+        tb_forward_to(fn, c);
+    else
+        tb_forward_elsewhere(c);
     tb_depth--;
 }
 
@@ -277,8 +388,8 @@ int tb_cpu_blas_describe(char *buf, size_t len, char *warn, size_t wlen)
     const char *path = tb_real_blas_path();
     warn[0] = '\0';
     if (!path || strcmp(path, "none") == 0) {
-        snprintf(buf, len, "none: the built-in CPU GEMM, single-threaded (no cblas_sgemm, "
-                 "sgemm_, cblas_dgemm or dgemm_ found; see %s)", TB_ENV_CPU_BLAS);
+        snprintf(buf, len, "none: the built-in CPU GEMM, single-threaded (none of the %d "
+                 "names of the table found; see %s)", TB_ENTRY_COUNT, TB_ENV_CPU_BLAS);
         return 0;
     }
     /* The library that gave us the BLAS is loaded: RTLD_NOLOAD only
