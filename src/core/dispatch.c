@@ -2,7 +2,7 @@
  * call is forwarded, so the real BLAS reports it), normalisation to a
  * row-major problem, the decision (policy.c), the run on the GPU or the CPU
  * BLAS, the CPU completion after a GPU failure, and accounting. It also
- * holds the shim's fast path and the exit gate. It decides nothing itself. */
+ * holds the entries' fast path and the exit gate. It decides nothing itself. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <pthread.h>
@@ -122,7 +122,7 @@ static void tb_exit_hold(void)
 
 /* ---- The fast path -------------------------------------------------------
  *
- * shim/gemm.c skips everything here for calls below the threshold in auto
+ * src/entry/gemm.c skips everything here for calls below the threshold in auto
  * and cpu mode, when no line, statistic, trace or verify wants to see them:
  * the decision would send them to the CPU unseen. Only small calls, so that
  * every call long enough to matter passes the exit gate (in cpu mode too).

@@ -1,10 +1,10 @@
 /* src/core/tb_internal.h - the table of contents of libtiledblas's internals.
- * A call reads top to bottom: shim entry (shim/gemm.c) -> legality and
+ * A call reads top to bottom: entry (src/entry/gemm.c) -> legality and
  * normalisation (dispatch.c) -> decision (policy.c, which asks costmodel.c)
  * -> run on the GPU (pipeline.c, over gpu.c, staging.c, plan.c and
- * kernels/) or the real BLAS (shim/realblas.c) -> account (account.c, then
+ * kernels/) or the real BLAS (src/cpu/realblas.c) -> account (account.c, then
  * stats.c and trace.c). Every internal name starts with tb_; nothing here
- * is exported (see shim/exports.map). */
+ * is exported (see src/entry/exports.map). */
 #ifndef TB_INTERNAL_H
 #define TB_INTERNAL_H
 
@@ -459,7 +459,7 @@ TB_HIDDEN int tb_verify_call(const tb_call *c, const tb_problem *p,
 TB_HIDDEN size_t tb_verify_compare(const tb_problem *p, const void *gpu, size_t ldg,
                                    double c0, tb_verify_result *v);
 
-/* The shim's fast path for small calls (shim/gemm.c): once the first call
+/* The fast path for small calls (src/entry/gemm.c): once the first call
  * has resolved everything, a cblas call with m*n*k below `below` that
  * nobody accounts for goes straight to the real cblas_sgemm (`real`) or
  * cblas_dgemm (`dreal`), with no other work at all. */
@@ -567,7 +567,7 @@ TB_HIDDEN int tb_gpu_describe(char *buf, size_t len);
 /* Like tb_gpu_describe but never starts CUDA; 0 when not running. */
 TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
 
-/* ---- Functions in shim/realblas.c: the BLAS the program loaded ---- */
+/* ---- Functions in src/cpu/realblas.c: the BLAS the program loaded ---- */
 /* 1 while this thread is inside the real BLAS (a call that arrives then is
  * the real BLAS calling itself, and goes straight through). */
 TB_HIDDEN int tb_inside_real_blas(void);
