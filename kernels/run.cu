@@ -258,9 +258,9 @@ extern "C" int tb_split_parts(int m, int n, int k, int sms)
     /* The launcher's tiling (sgemm_03_tf32x3.cu): 128-row tiles, one per
      * SM, or 64-row tiles, two per SM, when 128-row ones would not give
      * every SM a tile. Grids of 64-row tiles stay whole: with one 4-warp
-     * block on nearly every SM the kernel ran 1024 at 106-109% of cuBLAS,
-     * and split in three it measured 95%; the parts' extra launches weigh
-     * at 0.1 ms. */
+     * block on nearly every SM the kernel runs 1024 at 106-109% of cuBLAS,
+     * and split in three at 95%; the parts' extra launches weigh at 0.1
+     * ms. */
     const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
     if (t128 < sms) {
         /* A small output with a long K (256 x 256 x 65536: 8 blocks of

@@ -725,8 +725,8 @@ tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float
  * The epilogue: a whole tile's sums go to C through 18 KB of shared memory
  * past the stages (tb_wg_store_staged), each warp its own 16 rows, so that
  * every store to C is a contiguous row segment; with 10 or 11 slices a tile
- * (777 x 9999 x 333) the stores straight from the accumulator fragments
- * took 30% of the call (H200, measured by leaving them out).
+ * (777 x 9999 x 333) stores straight from the accumulator fragments would
+ * take 30% of the call (H200).
  *
  * Registers: setmaxnreg hands the producer's share to the consumers (the
  * producer needs ~40, a consumer 128 for acc and part plus addressing). */

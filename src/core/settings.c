@@ -14,13 +14,13 @@
 #include <sys/auxv.h>
 
 /* Auto mode never considers the GPU below this m*n*k. On the H200 machine,
- * with one stream, a forced GPU call on the seed kernel took 0.054 ms at
+ * with one stream, a forced GPU call on the seed kernel takes 0.054 ms at
  * 128^3 against OpenBLAS's 0.049, and 0.059 at 150^3 against 0.066 (the
  * small kernel, which such calls run on, takes 4 us more at 128^3 and is
  * at par by 256^3): the two meet between, and the cost model (costmodel.c,
- * with this machine's rates from calibrate.c) decides from 150^3 up. A
- * sweep there found the GPU 1.9-2.0x faster than OpenBLAS at 230^3 and
- * 200x200x400, not far above. */
+ * with this machine's rates from calibrate.c) decides from 150^3 up. Not
+ * far above, at 230^3 and 200x200x400, the GPU is 1.9-2.0x faster than
+ * OpenBLAS. */
 #define TB_DEFAULT_THRESHOLD (150.0 * 150.0 * 150.0)
 
 /* The trace stops growing past this many bytes unless TILEDBLAS_TRACE_MAX

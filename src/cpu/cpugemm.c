@@ -2,7 +2,7 @@
  * a cache-blocked, single-threaded product on a row-major tb_problem of
  * either precision, and a caller's call checked and reported as the BLAS
  * would (xerbla's words on stderr, C untouched). It calls nothing else in
- * the library and never decides where a call goes; shim/realblas.c uses it
+ * the library and never decides where a call goes; realblas.c uses it
  * when no BLAS is there. Both precisions run one code: elements are read
  * into double and sums kept in double, so a single call's result is at
  * least as accurate as an fp32 GEMM's (correctness first: this path is a

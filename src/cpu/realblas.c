@@ -1,7 +1,7 @@
 /* src/cpu/realblas.c - finds the real BLAS behind us: the entry points that the
  * program loaded (dlsym RTLD_NEXT), else those of the library named by
  * TILEDBLAS_CPU_BLAS; with neither, calls run on the built-in CPU GEMM
- * (src/cpugemm.c). Resolved once, thread-safely; never links a BLAS and
+ * (cpugemm.c). Resolved once, thread-safely; never links a BLAS and
  * never returns one of our own entry points. */
 #define _GNU_SOURCE
 #include "tb_internal.h"

@@ -21,10 +21,9 @@
  *   transfers  a 64^3 GPU call (the fixed cost), 4096x4096x8 with beta = 0
  *              (64 MiB of C back: device->host) and 8x16384x1024 (64 MiB of
  *              B up: host->device; 128 tiles, short K: little compute),
- *              through the staged pipeline (16 MiB, measured first, gave 26
- *              GB/s back where 256 MiB came back at 38: the copy threads'
- *              start-up weighed too much; C sent up with beta = 1 gave 21
- *              GB/s where B and A go at 33-40),
+ *              through the staged pipeline, 64 MiB each way so that the
+ *              copy threads' start-up does not weigh; an operand goes up,
+ *              as in real calls (C sent up with beta = 1 moves slower),
  *              and a 256^3 call: what it costs beyond its bytes and flops
  *              becomes the fixed cost when that is more than the 64^3 call;
  *   kernel     1024x4096x4096 on device buffers, the size of the pipeline's
@@ -35,8 +34,8 @@
  *              same for both precisions);
  *   grid       both routes at the 259 shapes of the small-call grid
  *              (costmodel.c), GPU after the GPU's rates, CPU after the
- *              CPU's (on the H200 machine a calibration takes 1.12-1.14 s,
- *              0.35 s of it without the grid).
+ *              CPU's (on the H200 machine a calibration without the double
+ *              rates takes 1.3 s, almost all of it the grid).
  * A rate outside plausible bounds keeps its built-in value. The cache (its
  * file, key and directory) is cache.c's; this file only measures. */
 #define _GNU_SOURCE
@@ -188,11 +187,10 @@ static void tb_fill(float *x, size_t n, uint32_t seed)
  * GPU's calls vary little (0.098 ms in that grid, 0.097-0.108 in the
  * sweep). So where the grid errs it errs towards the CPU, on purpose: a
  * class sent to the CPU by mistake tries the GPU cheaply and moves
- * (dispatch.c, gpu-try), while one sent to the GPU by mistake stays there.
- * With medians on both sides the CPU side came out
- * too slow between grid points: 48x1500x100 was predicted 0.091 ms on the
- * CPU and took 0.072, and ran on the GPU at 0.089. A failed GPU call
- * leaves the grid empty: -1. */
+ * (policy.c, gpu-try), while one sent to the GPU by mistake visits the CPU
+ * only once its GPU runs slower than the CPU's estimate (rule 2).
+ * The CPU's median would err the other way, too slow between grid points.
+ * A failed GPU call leaves the grid empty: -1. */
 #define TB_GRID_REPS 5
 static int tb_measure_grid(tb_rates *r, tb_route route, const float *A, const float *B, float *C)
 {

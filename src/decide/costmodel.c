@@ -17,7 +17,7 @@ static const tb_rates tb_default_rates = {
     .cpu_core_flops = 135e9,  /* one core: small calls run single-threaded   */
     .gpu_flops = 42e12,       /* the default kernel at 4096..16384           */
     .h2d_bps = 25e9,          /* pageable -> pinned staging -> device, and    */
-    .d2h_bps = 25e9,          /* back: 256 MB of C came back in 9.3 ms       */
+    .d2h_bps = 25e9,          /* back: 256 MB of C comes back in 9.3 ms      */
     .gpu_fixed_s = 65e-6,     /* a small call: 58-63 us                       */
     .thin_dim = 256.0,        /* see tb_predict                              */
     .cpu_c_bps = 55e9,        /* 8192x8192x16: 7.1 ms, 4.9 of them for C      */
@@ -125,12 +125,12 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + body;
     /* OpenBLAS runs small calls on one core and large ones on all of them;
      * it is about as fast as the better of the two. On all cores it slows
-     * down when C is thin: in the 40-shape sweep 64x4096x4096 took 5.2 ms,
+     * down when C is thin: on the H200 machine 64x4096x4096 takes 5.2 ms,
      * 100000x64x64 8.1 ms and 128x128x100000 13.7 ms, 2-9 times what their
      * flops at 1 TFLOP/s say; scaling by min(m, n) / 256 follows that
      * (thin_dim: 256 built in, fitted by calibrate.c). When K is small,
      * C's memory traffic, not the flops, sets the pace:
-     * 8192x8192x16 took 7.1 ms where its flops say 2.2 ms, 256 MB of C at
+     * 8192x8192x16 takes 7.1 ms where its flops say 2.2 ms, 256 MB of C at
      * 55 GB/s beside the flops (cpu_c_bps, fitted by calibrate.c on
      * 4096x4096x8). The two add up: OpenBLAS first scales C by beta in a
      * pass of its own, then multiplies (4096x4096x32 takes 2.2-2.5 ms and
@@ -177,8 +177,8 @@ tb_problem tb_grid_shape(int i, int j, int l, const void *A, const void *B, void
 
 /* No shape keeps a time above that of a shape larger in one dimension: a
  * product smaller in every dimension does not take longer, so such a time
- * was disturbed (a calibration once measured 32x2048x256 at 0.34 ms on the
- * CPU and 64x2048x256 at 0.18). Larger neighbours are settled first. */
+ * was disturbed (by another process, or the program's own threads). Larger
+ * neighbours are settled first. */
 void tb_grid_monotone(tb_rates *r, int route)
 {
     float (*g)[TB_GRID_MN][TB_GRID_K] = r->grid[route];

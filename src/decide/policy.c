@@ -17,20 +17,20 @@
  * call. Their lower median is the route's measured ratio: what a call of
  * the route typically costs the program, as the benches time it (a median
  * of calls), undisturbed by a few slow calls (threads waking, another
- * process) and not taken in by a few fast ones. The fastest alone was
- * taken in: 2048x2048x2's GPU calls took 0.59-0.75 ms in one process, its
- * CPU calls 0.63-0.90 (median 0.68), and on its fastest call the class
- * stayed on a GPU 1.23x slower than the CPU in the sweep. A route is
- * measured in a class once one of its calls was.
+ * process) and not taken in by a few fast ones. The fastest alone would
+ * be: 2048x2048x2's GPU calls take 0.59-0.75 ms in one process on the H200
+ * machine and its CPU calls 0.63-0.90 (median 0.68), so a lucky GPU call
+ * beats the CPU where a typical one does not. A route is measured in a
+ * class once one of its calls was.
  *
  * A call is measured only when the process's calls before it (calls the
  * policy weighed) ran on the same route: one call before it in the
  * process's first run, TB_SETTLE after every switch of route. What the
  * first calls after a switch pay for belongs to neither route. On the H200
- * machine the first one or two OpenBLAS calls after GPU calls took up to 2x
+ * machine the first one or two OpenBLAS calls after GPU calls take up to 2x
  * as long as the ones after them (2048x2048x2: 1.08, 0.84, then 0.57-0.69
  * ms; 1700x1700x10: 1.00, 0.54, 0.49, where its settled calls take
- * 0.24-0.31, so that a class measured on the second call went to a GPU
+ * 0.24-0.31, so that a class measured on the second call would go to a GPU
  * taking 0.45), and the GPU calls right after OpenBLAS calls compete with
  * its polling threads (1400x1400x12: 2.49, 0.61, where its GPU calls take
  * 0.27). The process's first call starts OpenBLAS's threads and measures
@@ -240,16 +240,16 @@ int tb_policy_settled(tb_route route)
  *    meanwhile (8192x8192x16: 14-15 ms against 7.6-8.1 on the H200
  *    machine). So a class on the GPU visits the CPU only when the CPU's
  *    estimate is ahead of the GPU's measured time (the model put the class
- *    on the GPU and its calls then ran slower than it said: on the H200
- *    machine 900x900x30 and 2500x2500x6 stayed on a GPU 1.2-1.3 times
- *    slower than the CPU without such a visit).
+ *    on the GPU and its calls run slower than it said: on the H200 machine
+ *    900x900x30 and 2500x2500x6 would stay on a GPU 1.2-1.3 times slower
+ *    than the CPU without such a visit).
  * 3. A class on the CPU whose GPU is measured too, and within
  *    TB_RECHECK_SPAN of the CPU, re-checks the GPU with a visit once in
  *    `every` calls: 16 at first, doubling after each re-check up to 1024,
  *    so that a steady program pays less and less for it. One disturbed
  *    GPU measurement cannot then hold the class on the CPU: a re-check that
  *    runs faster moves the median down, and the class turns over by itself.
- *    4x: disturbed GPU calls ran up to 3 times slow. The CPU is not
+ *    4x: disturbed GPU calls run up to 3 times slow. The CPU is not
  *    re-checked from the GPU: every re-check would pay the polling above.
  * With TILEDBLAS_LEARN=off nothing is measured and the faster estimate of
  * the model is taken. */
@@ -367,9 +367,9 @@ tb_route tb_policy_choose(const tb_problem *p, const double model[2], const tb_r
  * taken under, and is taken again under the reader's), with its re-check
  * schedule and the routes it visited; a visit under way ends with the
  * process. Without that memory every process pays for its classes' visits
- * again, and a short one is slowed by them: on the H100 machine one
- * process's 31 calls of 1800x1800x8, where the CPU took 0.37 ms and the GPU
- * 0.60, sent 8 to the GPU (rule 2's try, then rule 3's first re-check).
+ * again, and a short one is slowed by them: on the H100 machine a process
+ * of 31 calls of 1800x1800x8 (the CPU 0.37 ms a call, the GPU 0.60) sends 8
+ * of them to the GPU (rule 2's try, then rule 3's first re-check).
  * Last writer wins: processes exiting at once each write the classes as
  * they knew them. The file is parsed like every cache file, trusting
  * nothing: a line that does not check out is skipped. */
@@ -597,7 +597,7 @@ static tb_decision tb_decide_auto(const tb_problem *p, tb_decision d)
         d.route = TB_ROUTE_CPU;
         d.reason = TB_WHY_GPU_STARTING;
         /* The start disturbs the calls made meanwhile (2048^3 calls of 16
-         * ms took 19-70 ms on the H200 machine): they measure nothing. */
+         * ms take 19-70 ms on the H200 machine): they measure nothing. */
         d.learn = d.learn && !tb_gpu_start_running();
         return d;
     }

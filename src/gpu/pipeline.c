@@ -365,8 +365,8 @@ void tb_gpu_warm(void)
 }
 
 /* The code of the kernels the default pick can return, loaded ahead
- * (tb_kernels_load): CUDA loads a kernel at its first launch, and the
- * first GPU call of a class was measured slow for it (its kernels 0.06-0.09
+ * (tb_kernels_load): CUDA loads a kernel at its first launch, which would
+ * make the first GPU call of a class measure slow (its kernels 0.06-0.09
  * ms against 0.02-0.03 after, 150^3 and 700x700x20 on the H200 machine).
  * Stops once *stop is set. */
 void tb_gpu_load_kernels(const int *stop)

@@ -14,7 +14,7 @@
 
 /* TB_SPIN pauses: 0.1-1 ms, by the CPU's pause latency; on the H200
  * machine's Xeon an OpenBLAS call made past the preload right after a GPU
- * call is slowed for about 1 ms by them (docs/decision.md). */
+ * call is slowed for about 1 ms by them (bench_switch --gap-ms 0). */
 enum { TB_POOL_MAX = 32, TB_SPIN = 20000 };
 
 /* The one job. A part is claimed by one fetch-and-add on `claim`, a word
@@ -85,7 +85,7 @@ static void tb_pool_start(void)
     int want = tb_settings_get()->copy_threads;
     /* Every core, at most 16: the calling thread waits for the GPU anyway,
      * and copying is bound by memory bandwidth. On the H200 machine (16
-     * cores) bench_pipeline put 16 threads ahead of 8 at 2048-8192 (4096
+     * cores) bench_pipeline puts 16 threads ahead of 8 at 2048-8192 (4096
      * in 6.6-6.9 ms against 6.9-8.2 ms), though by less than its noise
      * between rounds. */
     if (want <= 0)

@@ -18,8 +18,8 @@
 #define TB_START_EXPECTED_S 0.35
 /* Rent or buy. A start costs a program that ends soon after it about
  * TB_START_EXPECTED_S: its exit waits for CUDA to finish starting (on the
- * H200 machine a program of three 2048^3 calls took 312 ms under the
- * preload against 132 ms alone when every eligible call started CUDA). So
+ * H200 machine a program of three 2048^3 calls takes 312 ms under the
+ * preload against 132 ms alone if its first eligible call starts CUDA). So
  * CUDA starts once the calls the GPU would have taken have spent that long
  * on the CPU BLAS, or at once for a call that alone would (one 8192^3
  * product: a second on the CPU), which then waits for it. A program then
