@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # OpenBLAS (pthread build), its Fortran runtime, the reference BLAS and
 # LAPACK with their testers (xscblat3, xblat3s, xlintsts).
 blas="libopenblas0-pthread libopenblas-pthread-dev libopenblas-dev libgfortran5 libquadmath0
-      libblas3 libblas-test liblapack3 liblapack-test"
+      libblas3 libblas-test liblapack3 liblapack-test libopenblas64-0-pthread libopenblas64-pthread-dev"
 # Debian's interpreter, its standard library and numpy, unpacked into a
 # prefix there. libexpat1: the interpreter links libexpat.so.1, which a bare
 # Ubuntu may lack (it unpacks into PREFIX/lib, off gpu_check.sh's library

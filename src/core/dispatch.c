@@ -1,8 +1,10 @@
-/* src/core/dispatch.c - one intercepted call, top to bottom: legality (an illegal
- * call is forwarded, so the real BLAS reports it), normalisation to a
- * row-major problem, the decision (policy.c), the run on the GPU or the CPU
- * BLAS, the CPU completion after a GPU failure, and accounting. It also
- * holds the shim's fast path and the exit gate. It decides nothing itself. */
+/* src/core/dispatch.c - one intercepted call, top to bottom: its arguments
+ * read at the width of the BLAS behind its name (routines.c), legality (an
+ * illegal call is forwarded, so the real BLAS reports it), normalisation to
+ * a row-major problem, the decision (policy.c), the run on the GPU or the
+ * CPU BLAS, the CPU completion after a GPU failure, and accounting. It also
+ * holds the entry points' fast path and the exit gate. It decides nothing
+ * itself. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <pthread.h>

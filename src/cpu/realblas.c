@@ -1,8 +1,11 @@
-/* src/cpu/realblas.c - finds the real BLAS behind us: the entry points that the
- * program loaded (dlsym RTLD_NEXT), else those of the library named by
- * TILEDBLAS_CPU_BLAS; with neither, calls run on the built-in CPU GEMM
- * (cpugemm.c). Resolved once, thread-safely; never links a BLAS and
- * never returns one of our own entry points. */
+/* src/cpu/realblas.c - finds the real BLAS behind us: for each name of the
+ * table (src/core/blas.def), the symbol of that name that the program
+ * loaded (dlsym RTLD_NEXT, then every loaded object), else the one of the
+ * library named by TILEDBLAS_CPU_BLAS; with neither, calls run on the
+ * built-in CPU GEMM (cpugemm.c). Finds out the integer width of the plain
+ * names by asking the BLAS behind them, and forwards calls untouched.
+ * Resolved once, thread-safely; never links a BLAS and never returns one
+ * of our own entry points. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <dlfcn.h>
