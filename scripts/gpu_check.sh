@@ -30,7 +30,7 @@
 #   TB_STARTUP_ROUNDS (5), TB_STARTUP_EXITS (20): step startup's rounds, and
 #          its processes that exit or fork while the GPU starts;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
-#          sweep tool kernels odd calibrate numpy repeat reliability cpuroute learn
+#          sweep tool kernels odd calibrate numpy pypi repeat reliability cpuroute learn
 #          switch startup devices (xscblat3 runs xdcblat3 too)
 #   TB_DEVICES_LIST: step devices' list (default: every GPU, or 0,0 - two
 #          slots on one GPU - where there is one)
@@ -81,7 +81,7 @@ TBLIB=$B/libtiledblas.so
 
 if want ctest; then
 step "ctest (GPU tests included)"
-(cd $B && ctest -j6 --timeout 400 --output-on-failure ${TB_CTEST_REGEX:+-R "$TB_CTEST_REGEX"} ${TB_CTEST_EXCLUDE:+-E "$TB_CTEST_EXCLUDE"} 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP|Error|error" | head -90)
+(cd $B && TB_PYPI_PYTHON=${TB_PYPI_PYTHON:-python3} ctest -j6 --timeout 400 --output-on-failure ${TB_CTEST_REGEX:+-R "$TB_CTEST_REGEX"} ${TB_CTEST_EXCLUDE:+-E "$TB_CTEST_EXCLUDE"} 2>&1 | tee "$out/ctest.log" | grep -E "Test +#|tests passed|FAIL|PASS:|SKIP|Error|error" | head -90)
 
 fi
 if want calibrate; then
@@ -363,6 +363,10 @@ fi
 if want numpy; then
 step "numpy: Debian python3.11 + python3-numpy from .deps/, auto and forced GPU"
 "$root/scripts/gpu_numpy.sh" "$prefix" "$TBLIB" "$out"
+fi
+if want pypi; then
+step "numpy from PyPI (this machine's python3): its scipy_cblas_?gemm64_ calls, forced GPU and timed"
+"$root/scripts/gpu_pypi.sh" "$TBLIB" "$out" python3; echo "exit $?"
 fi
 if want repeat; then
 step "the same buffers again and again (bench_repeat): OpenBLAS alone against the preload (auto), and NVBLAS through sgemm_"
