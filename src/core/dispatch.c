@@ -118,10 +118,10 @@ static void tb_first_call(void)
     atexit(tb_exit_atexit);
     pthread_atfork(NULL, NULL, tb_exit_forked_child);
     const tb_settings *s = tb_settings_get();
-    if (s->accounting || s->mode == TB_MODE_GPU || s->mode == TB_MODE_VERIFY ||
-        __atomic_load_n(&tb_exit_phase, __ATOMIC_ACQUIRE) != TB_LIVE)
+    const double below = tb_policy_cpu_below();
+    if (s->accounting || below <= 0.0 || __atomic_load_n(&tb_exit_phase, __ATOMIC_ACQUIRE) != TB_LIVE)
         return;
-    tb_fast.below = s->threshold;
+    tb_fast.below = below;
     /* CBLAS names whose real symbol is there and whose integers' width is
      * known; the others always take the whole way. */
     for (int i = 0; i < TB_ENTRY_COUNT; i++) {

@@ -402,6 +402,10 @@ TB_HIDDEN tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i
  * works") on the model's times and what this call's shape class measured.
  * May start CUDA and calibrate (a call the GPU might take). */
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
+/* Calls with m*n*k below this go to the CPU BLAS whatever else holds (auto
+ * and cpu modes: TILEDBLAS_THRESHOLD; 0 in the modes that want the GPU):
+ * the one threshold, which the entry points' fast path also applies. */
+TB_HIDDEN double tb_policy_cpu_below(void);
 /* Auto mode's rules alone on the model's two times (model[], by route,
  * taken under rates): the route, the reason, and the estimates it chose by
  * in est[]. */

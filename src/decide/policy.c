@@ -604,6 +604,12 @@ static tb_decision tb_decide_auto(const tb_problem *p, tb_decision d)
     return final ? d : tb_weigh(p);   /* this machine's rates arrived: weigh again */
 }
 
+double tb_policy_cpu_below(void)
+{
+    const tb_settings *s = tb_settings_get();
+    return s->mode == TB_MODE_AUTO || s->mode == TB_MODE_CPU ? s->threshold : 0.0;
+}
+
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
 {
     const tb_settings *s = tb_settings_get();
@@ -614,7 +620,7 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     if (!tb_in_scope(c, s->scope))
         return tb_cpu(TB_WHY_SCOPE);
     if (s->mode == TB_MODE_AUTO) {
-        if ((double)p->m * p->n * p->k < s->threshold)
+        if ((double)p->m * p->n * p->k < tb_policy_cpu_below())
             return tb_cpu(TB_WHY_SMALL);
         tb_decision d = tb_weigh(p);
         /* Calls the GPU would not take never start CUDA. */
