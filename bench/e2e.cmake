@@ -124,3 +124,5 @@ add_test(NAME bench.startup COMMAND sh -c
    [ $(printf '%s\\n' \"$out\" | grep -c '^[0-9]*x[0-9]*') = 2 ] || { echo 'FAIL: no table'; exit 1; }"
   sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/startup.sh $<TARGET_FILE:tiledblas_lib> $<TARGET_FILE:bench_startup>)
 set_tests_properties(bench.startup PROPERTIES TIMEOUT 120)
+set_tests_properties(bench.e2e-shapes bench.layouts bench.repeat-preload bench.repeat-script
+  bench.e2e-naive bench.switch bench.startup PROPERTIES LABELS bench)
