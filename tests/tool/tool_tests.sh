@@ -158,6 +158,11 @@ info)
     env TILEDBLAS_LEARN=off "$TB_TOOL" info >out 2>err || fail "exit status $?"
     grep -q "^  TILEDBLAS_LEARN=off " out || fail "TILEDBLAS_LEARN=off not shown"
     grep -q "^preloaded by 'tiledblas run': /" out || fail "no preload path"
+    say "and a TILEDBLAS_KERNEL that names no kernel built in is not shown as in effect"
+    env TILEDBLAS_KERNEL=nope "$TB_TOOL" info >out 2>err || fail "exit status $?"
+    grep -q "^  TILEDBLAS_KERNEL=(best for the shape)" out || fail "TILEDBLAS_KERNEL=nope shown as in effect"
+    env TILEDBLAS_KERNEL=dmma "$TB_TOOL" info >out 2>err || fail "exit status $?"
+    grep -q "^  TILEDBLAS_KERNEL=dmma$" out || fail "TILEDBLAS_KERNEL=dmma not shown"
     pass ;;
 run-exit)
     say "proves: 'tiledblas run' passes output through and returns the command's"
