@@ -6,6 +6,7 @@
 # scripts/bench_repeat.sh), bench_overhead.c (the cost of a 4x4 call).
 find_package(OpenMP)
 add_executable(bench_e2e ${CMAKE_CURRENT_LIST_DIR}/bench_e2e.c)
+target_include_directories(bench_e2e PRIVATE ${CMAKE_SOURCE_DIR}/src/gpu)   # tb_no_gpu.h
 target_compile_options(bench_e2e PRIVATE ${TB_WARNINGS})
 target_link_libraries(bench_e2e PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 if(OpenMP_C_FOUND)

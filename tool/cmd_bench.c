@@ -11,6 +11,7 @@
 #include "tool.h"
 #include "tiledblas.h"
 #include "tb_files.h"
+#include "tb_no_gpu.h"
 #ifdef TB_HAVE_ANIMATE
 #include "animate.h"
 #endif
@@ -256,7 +257,7 @@ static void tb_gpu_open(const tb_prec_ops *o, tb_gpu *g)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        snprintf(g->why, sizeof g->why, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+        snprintf(g->why, sizeof g->why, "%s", tb_no_gpu_text(e, count));
         cudaGetLastError();
         return;
     }
