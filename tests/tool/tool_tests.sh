@@ -480,8 +480,17 @@ usage)
     check "bad --shapes" bench --shapes 12x3
     check "--plot wants" bench --plot out.pdf
     check "unexpected argument" info extra
-    "$TB_TOOL" --help >out 2>err || fail "--help failed"
-    for sub in run ab info bench; do "$TB_TOOL" $sub --help >out 2>err || fail "$sub --help failed"; grep -q "usage: tiledblas $sub" out || fail "$sub --help text"; done
+    "$TB_TOOL" --help >top 2>err || fail "--help failed"
+    say "and the top-level usage lists every option each command's --help names"
+    subs="run ab info bench calibrate"
+    grep -q "^  animate " top && subs="$subs animate"
+    for sub in $subs; do
+        "$TB_TOOL" $sub --help >out 2>err || fail "$sub --help failed"
+        grep -q "usage: tiledblas $sub" out || fail "$sub --help text"
+        for opt in $(grep -o -- '--[a-z][a-z-]*' out | sort -u); do
+            grep -qE -- "(^|[^a-z-])$opt([^a-z-]|\$)" top || fail "'tiledblas --help' lacks $sub's $opt"
+        done
+    done
     pass ;;
 *)
     echo "unknown case $case_name"; exit 1 ;;
