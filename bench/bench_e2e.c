@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
+#include "tb_no_gpu.h"
 
 /* Each column times calls until it has at least the --reps count and
  * ENOUGH_S of calls, at most ENOUGH_MAX calls: a median of five 0.05 ms
@@ -428,11 +429,12 @@ int main(int argc, char **argv)
 
     int ngpu = 0;
     struct cudaDeviceProp prop;
-    int have_gpu = cudaGetDeviceCount(&ngpu) == cudaSuccess && ngpu > 0 &&
-                   cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
-    printf("OpenBLAS core %s, %d threads; shim mode %s; GPU %s; %s precision (%s)\n",
+    cudaError_t ge = cudaGetDeviceCount(&ngpu);
+    int have_gpu = ge == cudaSuccess && ngpu > 0 && cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
+    printf("OpenBLAS core %s, %d threads; shim mode %s; GPU %s%s%s; %s precision (%s)\n",
            corename ? corename() : "?", nthreads ? nthreads() : 0, mode ? mode : "auto",
-           have_gpu ? prop.name : "none", pr->name, pr->cblas);
+           have_gpu ? prop.name : "none (", have_gpu ? "" : tb_no_gpu_text(ge, ngpu),
+           have_gpu ? "" : ")", pr->name, pr->cblas);
     printf("%-18s %11s %11s %8s %11s %9s %10s %10s %10s", "m x n x k", "OpenBLAS ms",
            "shim ms", "speedup", "kernel ms", "kern TF/s", "max err", "avg err", "rel fro");
     if (peer)

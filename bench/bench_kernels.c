@@ -29,6 +29,7 @@
  * values up to FLT_MAX, products and results near the bottom of the
  * normal range) on the shapes of --range-sizes. --no-wide: neither. */
 #include "tb_kernels.h"
+#include "tb_no_gpu.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -487,8 +488,9 @@ int main(int argc, char **argv)
     if (reps < 5)
         reps = 5;
     int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        printf("SKIP: no CUDA device\n");
+    cudaError_t de = cudaGetDeviceCount(&ndev);
+    if (de != cudaSuccess || ndev == 0) {
+        printf("SKIP: no GPU (%s)\n", tb_no_gpu_text(de, ndev));
         return 77;
     }
     struct cudaDeviceProp prop;

@@ -6,6 +6,7 @@
 # scripts/bench_repeat.sh), bench_overhead.c (the cost of a 4x4 call).
 find_package(OpenMP)
 add_executable(bench_e2e ${CMAKE_CURRENT_LIST_DIR}/bench_e2e.c)
+target_include_directories(bench_e2e PRIVATE ${CMAKE_SOURCE_DIR}/src/gpu)   # tb_no_gpu.h
 target_compile_options(bench_e2e PRIVATE ${TB_WARNINGS})
 target_link_libraries(bench_e2e PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 if(OpenMP_C_FOUND)
@@ -124,3 +125,5 @@ add_test(NAME bench.startup COMMAND sh -c
    [ $(printf '%s\\n' \"$out\" | grep -c '^[0-9]*x[0-9]*') = 2 ] || { echo 'FAIL: no table'; exit 1; }"
   sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/startup.sh $<TARGET_FILE:tiledblas_lib> $<TARGET_FILE:bench_startup>)
 set_tests_properties(bench.startup PROPERTIES TIMEOUT 120)
+set_tests_properties(bench.e2e-shapes bench.layouts bench.repeat-preload bench.repeat-script
+  bench.e2e-naive bench.switch bench.startup PROPERTIES LABELS bench)

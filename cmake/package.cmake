@@ -6,16 +6,18 @@
 set(CPACK_PACKAGE_NAME libtiledblas)
 set(CPACK_PACKAGE_VENDOR "the libtiledblas authors")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "cblas_sgemm and sgemm_ on NVIDIA GPUs, LD_PRELOAD-able")
-set(CPACK_PACKAGE_DESCRIPTION "libtiledblas is a shared library that exports cblas_sgemm, sgemm_ and sgemm.
-Preloaded into a program (LD_PRELOAD=libtiledblas.so.0) it runs large
-single-precision matrix products on an NVIDIA GPU with its own tiled CUDA
-kernels and forwards the others, unchanged, to the BLAS the program loaded.
-Without a GPU or a driver every call goes to that BLAS.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+  "single and double GEMM (cblas_ and Fortran names) on NVIDIA GPUs, LD_PRELOAD-able")
+set(CPACK_PACKAGE_DESCRIPTION "libtiledblas is a shared library that exports the BLAS matrix product in
+single and double precision: cblas_sgemm and cblas_dgemm, and the Fortran
+names sgemm_, sgemm, dgemm_ and dgemm. Preloaded into a program
+(LD_PRELOAD=libtiledblas.so.0) it runs large products on an NVIDIA GPU with
+its own tiled CUDA kernels and forwards the others, unchanged, to the BLAS
+the program loaded. Without a GPU or a driver every call goes to that BLAS.
 
 The package also holds the tiledblas command (run, ab, info, bench,
-calibrate), the C header for products on device pointers, a pkg-config file
-and a CMake package config (find_package(tiledblas)).")
+calibrate, animate), the C header for products on device pointers, a
+pkg-config file and a CMake package config (find_package(tiledblas)).")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB)
 
@@ -35,6 +37,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # binaries (below) it adds postinst/postrm calls of its own as well.
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_LIST_DIR}/debian/triggers)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
+# Installed-Size as dpkg counts it: CPack's counts each link to the library
+# as a copy of it (cmake/deb_installed_size.cmake).
+set(CPACK_POST_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/deb_installed_size.cmake)
 # Depends from what the binaries link (dpkg-shlibdeps reads the local dpkg
 # database, no network) where dpkg-dev and file are installed; libc6 else.
 find_program(TB_DPKG_SHLIBDEPS dpkg-shlibdeps)

@@ -176,8 +176,10 @@ int main(int argc, char **argv)
     double wall = now() - t0;
     printf("final loss %.17g\n", loss);
     printf("weights checksum %.17g %016llx\n", sum, (unsigned long long)h);
-    printf("time: %.3f s total, %.3f s in cblas_sgemm (%.0f GFLOP, %.1f GFLOP/s)\n",
-           wall, t_gemm, gflop, t_gemm > 0 ? gflop / t_gemm : 0.0);
+    /* Three significant digits, without an exponent: 0.190 GFLOP, 27.0, 1234. */
+    int dec = gflop > 0 ? 2 - (int)floor(log10(gflop)) : 0;
+    printf("time: %.3f s total, %.3f s in cblas_sgemm (%.*f GFLOP, %.1f GFLOP/s)\n",
+           wall, t_gemm, dec < 0 ? 0 : dec, gflop, t_gemm > 0 ? gflop / t_gemm : 0.0);
     free(X); free(T); free(Y); free(W1); free(W2); free(H); free(P); free(dH);
     return 0;
 }

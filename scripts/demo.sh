@@ -9,10 +9,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 gpu_args=(--batch 4096 --in 2048 --hidden 4096 --out 1024 --steps 5)
 cpu_args=(--batch 1024 --in 512 --hidden 1024 --out 512 --steps 5)
 usage="usage: scripts/demo.sh [--build DIR] [--rounds N] [--sizes] [--help] [mlp_train options]
-Builds libtiledblas (scripts/setup.sh into ./build; --build DIR uses a tree
-already built there instead), then runs examples/mlp_train once on each side
-untimed (warm-up) and N rounds (default 3) of A then B, and prints the loss
-per step, whether the results (final loss, weights checksum) are identical,
+Builds libtiledblas (scripts/setup.sh into ./build: minutes the first time,
+with a line every 30 s; --build DIR uses a tree already built there instead),
+then runs examples/mlp_train once on each side untimed (warm-up) and N rounds
+(default 3) of A then B, and prints the loss per step, whether the results (final loss, weights checksum) are identical,
 the calls by route, and the median and range of each side's time. Without
 mlp_train options it picks a size that trains in seconds: with a GPU
 ${gpu_args[*]},
@@ -41,7 +41,28 @@ if compgen -G "/dev/nvidia[0-9]*" >/dev/null; then
 else
     echo "no GPU: this machine has no NVIDIA device (/dev/nvidia*): both sides will run on OpenBLAS; the A/B shows identical results, not a speed-up"
 fi
-[ $setup = 0 ] || "$root/scripts/setup.sh"
+# The build prints nothing of its own until it ends (scripts/setup.sh keeps
+# only errors and warnings): say what it does and how long it takes, and
+# show it is alive every 30 s with the files compiled so far.
+if [ $setup = 1 ]; then
+    echo "== building libtiledblas into $b with scripts/setup.sh (it first installs missing apt packages):"
+    echo "   a first build compiles the CUDA kernels for every GPU generation and takes minutes"
+    echo "   (about 4 on a 2-core machine); one already up to date, seconds"
+    start=$(date +%s) mark=$(mktemp "${TMPDIR:-/tmp}/tiledblas-demo-build.XXXXXX")
+    ( trap 'kill $nap 2>/dev/null; exit 0' TERM     # its sleep goes too: it would hold stdout
+      while :; do
+          sleep 30 & nap=$!; wait $nap
+          echo "   ... $(( $(date +%s) - start )) s, $(find "$b" -name '*.o' -newer "$mark" 2>/dev/null | wc -l) files compiled so far"
+      done ) &
+    beat=$!
+    trap 'kill $beat 2>/dev/null; rm -f "$mark"' EXIT
+    rc=0
+    "$root/scripts/setup.sh" || rc=$?
+    kill $beat 2>/dev/null; wait $beat 2>/dev/null || true
+    rm -f "$mark"; trap - EXIT
+    [ $rc = 0 ] || { echo "demo: scripts/setup.sh failed (status $rc)" >&2; exit 1; }
+    echo "== built in $(( $(date +%s) - start )) s"
+fi
 lib=$b/libtiledblas.so app=$b/examples/mlp_train
 for f in "$lib" "$app" "$b/tests/gpu_probe"; do
     [ -x "$f" ] || [ -f "$f" ] || { echo "demo: $f is missing: build first" >&2; exit 1; }

@@ -1,6 +1,8 @@
-/* tests/gpu_probe.c - exits 0 when a CUDA device is usable, 1 otherwise;
- * the shell tests use it to choose between GPU expectations and a skip. */
-#include <cuda_runtime_api.h>
+/* tests/gpu_probe.c - exits 0 when a CUDA device is usable (and prints its
+ * name), 1 otherwise (and prints why, in the library's words: tb_no_gpu.h);
+ * the shell tests use it to choose between GPU expectations and a skip, and
+ * scripts/demo.sh to say whether there is a GPU. */
+#include "tb_no_gpu.h"
 #include <stdio.h>
 
 int main(void)
@@ -8,7 +10,7 @@ int main(void)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        printf("no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "count 0");
+        printf("%s\n", tb_no_gpu_text(e, n));
         return 1;
     }
     struct cudaDeviceProp p;

@@ -154,6 +154,14 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Version)" = "$ver" ] || fail "Version: $(field Version)"
 [ "$(field Maintainer)" = "libtiledblas authors" ] || fail "Maintainer: $(field Maintainer)"
 field Depends | grep -q '^libc6\b\|[ ,]libc6\b' || fail "Depends has no libc6: '$(field Depends)'"
+# Installed-Size (KiB) near what the files take: within 1.3x of their bytes
+# (CPack alone counted each link to the library as a copy: about 3x).
+isize=$(field Installed-Size)
+fbytes=$(dpkg-deb -c "$deb" | awk '$1 ~ /^-/ {s += $3} END {print s + 0}')
+awk -v i="$isize" -v b="$fbytes" 'BEGIN { k = b / 1024; exit !(i + 0 > 0 && i <= 1.3 * k && i >= k / 1.3) }' ||
+    fail "Installed-Size: $isize KiB for $fbytes bytes of files (want within 1.3x)"
+ok ".deb: Installed-Size $isize KiB for $fbytes bytes of files"
+field Description | grep -q "single and double" || fail "Description does not say single and double: $(field Description | head -1)"
 dpkg-deb -e "$deb" "$tmp/control" || fail "dpkg-deb -e"
 grep -qx 'activate-noawait ldconfig' "$tmp/control/triggers" 2>/dev/null \
     || fail "the package has no ldconfig trigger: $(cat "$tmp/control/triggers" 2>&1)"

@@ -229,7 +229,8 @@ mode-cpu)
 bad-settings)
     # Each bad value warns once, naming the variable, and results stay right.
     for kv in TILEDBLAS_MODE=fast TILEDBLAS_VERBOSE=7 TILEDBLAS_THRESHOLD=big TILEDBLAS_FAULT=disk \
-              TILEDBLAS_DEVICE=-3 TILEDBLAS_DEVICES=0,,1 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal TILEDBLAS_LEARN=maybe; do
+              TILEDBLAS_DEVICE=-3 TILEDBLAS_DEVICES=0,,1 TILEDBLAS_VERIFY_EVERY=0 TILEDBLAS_SCOPE=diagonal TILEDBLAS_LEARN=maybe \
+              TILEDBLAS_KERNEL=nope; do
         var=${kv%%=*}
         env "$kv" LD_PRELOAD="$lib" "$bin/sgemm_check" --calls 40 >/dev/null 2>"$tmp/err" || fail "$kv broke results"
         grep -q "^tiledblas: $var=" "$tmp/err" || fail "$kv gave no warning naming $var: $(cat "$tmp/err")"

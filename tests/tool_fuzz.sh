@@ -23,7 +23,7 @@ inc=""
 for d in $(printf '%s' "$cudainc" | tr ';' ' '); do inc="$inc -I$d"; done
 # shellcheck disable=SC2086
 "$cc" $san -std=gnu11 -DTB_HAVE_ANIMATE=1 -DTB_INSTALL_LIBDIR='"lib"' \
-    -I"$src/tool" -I"$src/tool/animate" -I"$src/src/core" -I"$src/include" $inc \
+    -I"$src/tool" -I"$src/tool/animate" -I"$src/src/core" -I"$src/src/gpu" -I"$src/include" $inc \
     "$src"/tool/*.c "$src"/tool/animate/*.c "$src/src/core/files.c" \
     "$lib" -Wl,-rpath,"$(dirname "$lib")" "$cudart" -ldl -lpthread -lrt -lm \
     -o "$dir/tiledblas" >"$dir/build.log" 2>&1 || fail "build: $(grep -m5 -i error "$dir/build.log")"

@@ -2,15 +2,18 @@
  * (dlopen'ed), the shim end to end (cblas_sgemm, or cblas_dgemm with
  * --double, through libtiledblas, auto mode), the kernel alone on device
  * buffers (CUDA events) and cuBLAS (dlopen at run time, never linked):
- * median time, GFLOP/s, ratio to OpenBLAS and the error against a float64
- * reference (long double for double). One code path for both precisions:
- * tb_prec_ops holds what differs. Table on stdout, progress on stderr.
+ * median and range of the times,
+ * GFLOP/s, ratio to OpenBLAS ("noise" where the ranges overlap) and the
+ * error against a float64 reference (long double for double). One code
+ * path for both precisions: tb_prec_ops holds what differs. Table on
+ * stdout, progress on stderr.
  * Writes only the --csv and --plot files named; a CSV made just for --plot
  * lives in a private temporary directory, removed at the end. */
 #define _GNU_SOURCE
 #include "tool.h"
 #include "tiledblas.h"
 #include "tb_files.h"
+#include "tb_no_gpu.h"
 #ifdef TB_HAVE_ANIMATE
 #include "animate.h"
 #endif
@@ -71,13 +74,17 @@ static const char tb_bench_usage[] =
     "            buffers, CUDA events\n"
     "  cublas    cublasSgemm (fp32) / cublasDgemm (fp64), loaded at run time\n"
     "            when present\n"
-    "Each: the median of --reps runs (default 5) after one warm-up, GFLOP/s,\n"
-    "the ratio to OpenBLAS, and the max and average abs error against a\n"
-    "float64 reference, long double with --double (only up to 2048^3\n"
-    "multiply-adds, a quarter of that in double, unless --check-all: it is\n"
-    "slow). --csv writes series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec;\n"
+    "Each: the median and the range (fastest-slowest) of --reps runs (default\n"
+    "5) after one warm-up; GFLOP/s; the ratio of OpenBLAS's median to the\n"
+    "series' median, marked \"noise\" where the two ranges overlap (the\n"
+    "difference is inside the run-to-run spread); the max\n"
+    "and average abs error against a float64 reference, long double with\n"
+    "--double (only up to 2048^3 multiply-adds, a quarter of that in double,\n"
+    "unless --check-all: it is slow). --csv writes\n"
+    "series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec,min_s,max_s;\n"
     "--plot draws GFLOP/s against size with gnuplot. Without a GPU the kernel\n"
-    "and cublas columns read \"n/a (no GPU)\".\n";
+    "and cublas rows read \"n/a (no GPU)\" and the shim forwards every call to\n"
+    "OpenBLAS: its ratio is the shim's cost and noise, not a GPU's.\n";
 
 enum { TB_OPENBLAS, TB_SHIM, TB_KERNEL, TB_CUBLAS, TB_NSERIES };
 static const char *const tb_series[TB_NSERIES] = {"openblas", "shim", "kernel", "cublas"};
@@ -87,7 +94,7 @@ typedef struct tb_shape { int m, n, k; } tb_shape;
 typedef struct tb_result {
     int ok;                   /* 1 measured; 0 n/a with why */
     const char *why;
-    double median_s, max_abs, avg_abs;
+    double median_s, min_s, max_s, max_abs, avg_abs;
     int checked;
 } tb_result;
 
@@ -105,10 +112,14 @@ static int tb_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double tb_median(double *t, int n)
+/* r's median and range of the n times t (sorted here); r->ok set. */
+static void tb_summarise(double *t, int n, tb_result *r)
 {
     qsort(t, (size_t)n, sizeof *t, tb_cmp);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    r->median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    r->min_s = t[0];
+    r->max_s = t[n - 1];
+    r->ok = 1;
 }
 
 /* Parses "64,128" (square) or "MxNxK,..." into shapes; -1 on a bad item. */
@@ -177,8 +188,7 @@ static void tb_time_host(const tb_prec_ops *o, void *f, const tb_shape *s, const
         tb_host_gemm(o, f, s, A, B, C);
         t[i] = tb_tool_now() - t0;
     }
-    r->ok = 1;
-    r->median_s = tb_median(t, reps);
+    tb_summarise(t, reps, r);
     free(t);
 }
 
@@ -238,8 +248,7 @@ static void tb_time_device(const tb_prec_ops *o, int which, tb_gpu *g, const tb_
     }
     if (cudaMemcpy(C, dC, sc * es, cudaMemcpyDeviceToHost))
         goto out;
-    r->ok = 1;
-    r->median_s = tb_median(t, reps);
+    tb_summarise(t, reps, r);
 out:
     if (!r->ok)
         fprintf(stderr, "tiledblas: bench: %s failed: %s\n", tb_series[which],
@@ -256,7 +265,7 @@ static void tb_gpu_open(const tb_prec_ops *o, tb_gpu *g)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        snprintf(g->why, sizeof g->why, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+        snprintf(g->why, sizeof g->why, "%s", tb_no_gpu_text(e, count));
         cudaGetLastError();
         return;
     }
@@ -277,21 +286,32 @@ static void tb_gpu_open(const tb_prec_ops *o, tb_gpu *g)
     }
 }
 
-static void tb_print_row(const char *label, int series, const tb_result *r, double flops,
-                         double base)
+/* One row; base: OpenBLAS's result (NULL when it has none). Returns 1
+ * when the ratio to OpenBLAS was called noise. */
+static int tb_print_row(const char *label, int series, const tb_result *r, double flops,
+                        const tb_result *base, int reps)
 {
     if (!r->ok) {
         printf("%-16s %-9s %s\n", label, tb_series[series], r->why);
-        return;
+        return 0;
     }
     char err[64] = "(not checked)";
     if (r->checked)
         snprintf(err, sizeof err, "%12.3g %12.3g", r->max_abs, r->avg_abs);
-    char ratio[16] = "-";
-    if (base > 0.0)
-        snprintf(ratio, sizeof ratio, "%.2fx", base / r->median_s);
-    printf("%-16s %-9s %11.3f %11.2f %9s %s\n", label, tb_series[series], r->median_s * 1e3,
-           flops / r->median_s * 1e-9, ratio, err);
+    char ratio[24] = "-", range[32];
+    int noise = 0;
+    if (base && r != base) {
+        /* Ranges that overlap: the difference is inside the spread. */
+        noise = reps > 1 && r->min_s <= base->max_s && base->min_s <= r->max_s;
+        snprintf(ratio, sizeof ratio, "%.2fx%s", base->median_s / r->median_s,
+                 noise ? " noise" : "");
+    } else if (base) {
+        snprintf(ratio, sizeof ratio, "1.00x");
+    }
+    snprintf(range, sizeof range, "%.3f-%.3f", r->min_s * 1e3, r->max_s * 1e3);
+    printf("%-16s %-9s %11.3f %15s %11.2f %12s %s\n", label, tb_series[series],
+           r->median_s * 1e3, range, flops / r->median_s * 1e-9, ratio, err);
+    return noise;
 }
 
 /* What `bench` was asked to measure and where it writes. */
@@ -304,6 +324,8 @@ typedef struct tb_bench {
     const tb_prec_ops *ops;           /* single, or double with --double */
     void *openblas;                   /* its cblas_sgemm or cblas_dgemm  */
     tb_gpu gpu;
+    int ran[TB_NSERIES];              /* rows measured, by series         */
+    int noise;                        /* ratios called noise              */
 } tb_bench;
 
 /* The options; 0, or the exit status (help: 0 with *done set). */
@@ -371,7 +393,7 @@ static void tb_bench_open_libs(tb_bench *b)
         if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
             printf("GPU: %s, compute capability %d.%d\n", p.name, p.major, p.minor);
     } else {
-        printf("GPU: none (%s): the kernel and cublas columns read n/a\n", b->gpu.why);
+        printf("GPU: none (%s): the kernel and cublas rows read n/a\n", b->gpu.why);
     }
 }
 
@@ -405,7 +427,7 @@ static int tb_bench_open_csv(tb_bench *b, FILE **cf)
         fprintf(stderr, "tiledblas: bench: cannot write %s: %s\n", b->csv, fd >= 0 ? strerror(errno) : why);
         return -1;
     }
-    fprintf(*cf, "series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec\n");
+    fprintf(*cf, "series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec,min_s,max_s\n");
     return 0;
 }
 
@@ -497,41 +519,45 @@ static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped
     tb_result r[TB_NSERIES];
     memset(r, 0, sizeof r);
     const int reps = (int)b->reps;
+    /* Only the series that can run are announced. */
     for (int x = 0; x < TB_NSERIES; x++) {
+        if (x == TB_OPENBLAS && !b->openblas)
+            r[x].why = "n/a (no libopenblas.so.0)";
+        else if (x >= TB_KERNEL && !b->gpu.present)
+            r[x].why = "n/a (no GPU)";
+        else if (x == TB_CUBLAS && !b->gpu.gemm)
+            r[x].why = b->gpu.cublas_why;
+        if (r[x].why)
+            continue;
         fprintf(stderr, "tiledblas: bench: %dx%dx%d %s...\n", s->m, s->n, s->k, tb_series[x]);
         memset(C, 0, sc * o->es);
-        if (x == TB_OPENBLAS && b->openblas)
+        if (x == TB_OPENBLAS) {
             tb_time_host(o, b->openblas, s, A, B, C, reps, &r[x]);
-        else if (x == TB_OPENBLAS)
-            r[x].why = "n/a (no libopenblas.so.0)";
-        else if (x == TB_SHIM) {
+        } else if (x == TB_SHIM) {
             /* The steady state: auto mode's GPU path started first (it
              * would start by itself once the calls it takes pay for it). */
             if (b->gpu.present)
                 tiledblas_gpu_start(30.0);
             tb_time_host(o, o->shim, s, A, B, C, reps, &r[x]);
-        }
-        else if (!b->gpu.present)
-            r[x].why = "n/a (no GPU)";
-        else if (x == TB_CUBLAS && !b->gpu.gemm)
-            r[x].why = b->gpu.cublas_why;
-        else
+        } else {
             tb_time_device(o, x, &b->gpu, s, A, B, C, reps, &r[x]);
+        }
         if (r[x].ok && ref)
             tb_errors(o, C, ref, sc, &r[x]);
     }
     char label[48];
     snprintf(label, sizeof label, "%dx%dx%d", s->m, s->n, s->k);
-    double base = r[TB_OPENBLAS].ok ? r[TB_OPENBLAS].median_s : 0.0;
+    const tb_result *base = r[TB_OPENBLAS].ok ? &r[TB_OPENBLAS] : NULL;
     for (int x = 0; x < TB_NSERIES; x++) {
-        tb_print_row(x ? "" : label, x, &r[x], flops, base);
+        b->noise += tb_print_row(x ? "" : label, x, &r[x], flops, base, reps);
+        b->ran[x] += r[x].ok;
         if (cf && r[x].ok)
-            fprintf(cf, "%s,%d,%.3f,%d,%d,%d,%.9f,%.6g,%.6g,%s\n", tb_series[x],
+            fprintf(cf, "%s,%d,%.3f,%d,%d,%d,%.9f,%.6g,%.6g,%s,%.9f,%.9f\n", tb_series[x],
                     s->m == s->n && s->n == s->k ? s->m
                     : (int)lround(cbrt((double)s->m * s->n * s->k)),
                     flops / r[x].median_s * 1e-9, s->m, s->n, s->k, r[x].median_s,
                     r[x].checked ? r[x].max_abs : NAN, r[x].checked ? r[x].avg_abs : NAN,
-                    o->name);
+                    o->name, r[x].min_s, r[x].max_s);
     }
     fflush(stdout);
     free(A); free(B); free(C); free(ref);
@@ -544,8 +570,16 @@ static int tb_bench_plot(const tb_bench *b)
     if (!b->plot)
         return 0;
 #ifdef TB_HAVE_ANIMATE
-    char title[96];
-    snprintf(title, sizeof title, "%s GFLOP/s: OpenBLAS, libtiledblas, cuBLAS", b->ops->routine);
+    /* Named: the series that were measured, no others. */
+    static const char *const names[TB_NSERIES] = {"OpenBLAS", "libtiledblas", "the kernel alone",
+                                                  "cuBLAS"};
+    char title[160];
+    int n = snprintf(title, sizeof title, "%s GFLOP/s:", b->ops->routine);
+    for (int x = 0, k = 0; x < TB_NSERIES; x++)
+        if (b->ran[x])
+            n += snprintf(title + n, sizeof title - (size_t)n, "%s %s", k++ ? "," : "", names[x]);
+    if (!b->gpu.present)
+        snprintf(title + n, sizeof title - (size_t)n, " (no GPU)");
     int rc = tb_plot_csv(b->csv, b->plot, title) != 0;
     if (!rc)
         fprintf(stderr, "tiledblas: bench: wrote %s\n", b->plot);
@@ -575,15 +609,26 @@ int tb_cmd_bench(int argc, char **argv)
         tb_bench_cleanup(&b);
         return 1;
     }
-    printf("precision: %s (%s; cuBLAS %s)\n", b.ops->name, b.ops->cblas, b.ops->cublas);
-    printf("%-16s %-9s %11s %11s %9s %12s %12s\n", "m x n x k", "series", "median ms",
-           "GFLOP/s", "vs OpenBLAS", "max abs err", "avg abs err");
+    if (b.gpu.present && b.gpu.gemm)
+        printf("precision: %s (%s; cuBLAS %s)\n", b.ops->name, b.ops->cblas, b.ops->cublas);
+    else
+        printf("precision: %s (%s)\n", b.ops->name, b.ops->cblas);
+    printf("%-16s %-9s %11s %15s %11s %12s %12s %12s\n", "m x n x k", "series", "median ms",
+           "range ms", "GFLOP/s", "vs OpenBLAS", "max abs err", "avg abs err");
     int skipped_ref = 0;
     for (int si = 0; si < b.nshapes && rc == 0; si++)
         rc = tb_bench_shape(&b, &b.shapes[si], cf, &skipped_ref) != 0;
     if (skipped_ref)
         printf("(no reference above %s multiply-adds: it would take minutes; "
                "--check-all asks for it)\n", b.ops->dbl ? "2048^3 / 4 (long double)" : "2048^3");
+    if (b.reps < 2)
+        printf("(one run each: no range, so no ratio can be told from noise; --reps 5 or more)\n");
+    else if (b.noise)
+        printf("(noise: the series' range of %ld runs overlaps OpenBLAS's, so the ratio is "
+               "inside the run-to-run spread)\n", b.reps);
+    if (!b.gpu.present && b.ran[TB_SHIM])
+        printf("(no GPU: the shim forwarded every call to OpenBLAS; its ratio is the shim's "
+               "cost and noise, not a GPU's)\n");
     if (cf)
         fclose(cf);
     if (rc == 0 && b.csv && !b.tmpcsv[0])

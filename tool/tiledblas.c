@@ -26,23 +26,28 @@
 
 static const char tb_usage[] =
     "usage: tiledblas <command> [options]\n"
+    "       tiledblas --help | --version\n"
     "\n"
     "commands:\n"
-    "  run    [--mode M] [--stats[=FILE]] [--trace FILE] [--verbose N] -- CMD ...\n"
+    "  run    [--mode M] [--stats[=FILE]] [--trace FILE] [--verbose N] [--verify-every N]\n"
+    "         [--] CMD ...\n"
     "         run CMD with libtiledblas preloaded\n"
-    "  ab     [--repeat N] [--log FILE] -- CMD ...\n"
-    "         run CMD on the CPU BLAS, in auto mode and in verify mode; compare\n"
-    "  info   the library, the CPU BLAS it forwards to, the GPU, the settings\n"
-    "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double] [--csv F] [--plot F]\n"
+    "  ab     [--repeat N | --runs N] [--log FILE] [--plot F.png|F.svg] [--] CMD ...\n"
+    "         run CMD on the CPU BLAS and in auto mode, alternating, then in verify\n"
+    "         mode; compare\n"
+    "  info   the library, the CPU BLAS it forwards to, the GPU, the kernels, the settings\n"
+    "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double] [--csv F]\n"
+    "         [--plot F.png|F.svg] [--check-all]\n"
     "         OpenBLAS, the shim, the kernel alone and cuBLAS, side by side (sgemm, or dgemm)\n"
     "  calibrate\n"
     "         measure this machine's rates for the GPU/CPU decision and cache them\n"
 #ifdef TB_HAVE_ANIMATE
-    "  animate [options]\n"
-    "         draw how the kernel's grid computes one call (see animate --help)\n"
+    "  animate --svg F | --html F [--m M] [--n N] [--k K] [--kernel NAME] [--block BX,BY]\n"
+    "         [--thread TY,TX] [--trace FILE [--call N]]\n"
+    "         draw how the kernel's grid computes one call\n"
 #endif
     "\n"
-    "'tiledblas <command> --help' describes each command.\n";
+    "'tiledblas <command> --help' describes each command and its options.\n";
 
 int tb_tool_usage_error(const char *sub, const char *fmt, ...)
 {

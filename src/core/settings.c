@@ -4,6 +4,7 @@
  * the environment; in secure execution (AT_SECURE) nothing is read at all. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
+#include "tb_kernels.h"
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -362,6 +363,19 @@ static void tb_parse_fault(void)
            "(a device slot 0..7)");
 }
 
+/* TILEDBLAS_KERNEL: the name of a kernel built in (kernels/registry.c's
+ * table, read without starting CUDA). Whether it fits the GPU and the call
+ * is known only at the call (src/gpu/pipeline.c). */
+static const char *tb_parse_kernel(void)
+{
+    const char *v = tb_env(TB_ENV_KERNEL);
+    if (v && !tb_kernel_by_name(v)) {
+        tb_bad(TB_ENV_KERNEL, v, "a kernel built in ('tiledblas info' lists them)");
+        return NULL;
+    }
+    return v;
+}
+
 static void tb_settings_parse(void)
 {
     static const char *const modes[] = {"auto", "gpu", "cpu", "verify"};
@@ -374,7 +388,7 @@ static void tb_settings_parse(void)
      * loaded itself is used. */
     tb_s.cpu_blas = tb_s.secure ? NULL : tb_parse_path(TB_ENV_CPU_BLAS, "libopenblas.so.0");
     tb_s.threshold = tb_parse_double(TB_ENV_THRESHOLD, 0.0, TB_DEFAULT_THRESHOLD);
-    tb_s.kernel = tb_env(TB_ENV_KERNEL);
+    tb_s.kernel = tb_parse_kernel();
     tb_parse_devices();
     tb_parse_fault();
     tb_s.stats = tb_parse_stats();

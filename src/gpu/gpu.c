@@ -6,6 +6,7 @@
  * It moves no data and launches nothing: staging.c and pipeline.c do. */
 #define _GNU_SOURCE
 #include "tb_gpu.h"
+#include "tb_no_gpu.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -133,29 +134,13 @@ static cudaError_t tb_gpu_create(void)
     return cudaErrorDevicesUnavailable;
 }
 
-/* Why there is no usable device, in words: the driver missing (checked
- * before CUDA is asked: its error for that says the driver is "insufficient"),
- * no device, the device busy, or CUDA's own error text. */
+/* Why there is no usable device, in words (tb_no_gpu.h, shared with the
+ * command and the benchmarks), or that the device settings name none. */
 static const char *tb_no_device_text(cudaError_t e, int count)
 {
-    if (e == cudaErrorInsufficientDriver)
-        return "the NVIDIA driver is older than the CUDA this library was built with";
-    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
-        return "no CUDA device";
-    if (e == cudaErrorDevicesUnavailable)
-        return "the GPU is busy or unavailable (exclusive-process or prohibited compute mode)";
-    if (e == cudaSuccess)
+    if (e == cudaSuccess && count > 0)
         return "TILEDBLAS_DEVICE or TILEDBLAS_DEVICES names a device past the last";
-    return cudaGetErrorString(e);
-}
-
-/* Whether an NVIDIA driver is there to start: its device node, else its
- * library loads (a miss costs a path search, so a machine without a GPU
- * learns it on the calling thread, with no thread started; where the node
- * exists, CUDA loads the library anyway). */
-static int tb_gpu_driver_present(void)
-{
-    return access("/dev/nvidiactl", F_OK) == 0 || dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    return tb_no_gpu_text(e, count);
 }
 
 /* Starts CUDA. Called under the lock, once; state is UNTRIED or STARTING. */
@@ -167,8 +152,8 @@ static void tb_gpu_init(void)
     const char *msg = NULL;
     if (s->fault == TB_STAGE_INIT && s->fault_slot < 0)
         msg = "injected by TILEDBLAS_FAULT=init";
-    else if (!tb_gpu_driver_present())
-        msg = "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
+    else if (!tb_nvidia_driver_present())   /* before CUDA is asked: see tb_no_gpu.h */
+        msg = TB_NO_DRIVER_TEXT;
     else if ((e = cudaGetDeviceCount(&count)) != cudaSuccess || count == 0 || !tb_devs_resolve(count))
         msg = tb_no_device_text(e, count);
     if (msg) {
@@ -204,7 +189,7 @@ int tb_gpu_begin(int go)
         return 0;
     pthread_mutex_lock(&tb_gpu_lock);
     int mine = tb_gpu_state == TB_GPU_UNTRIED;
-    if (mine && !tb_gpu_driver_present()) {
+    if (mine && !tb_nvidia_driver_present()) {
         tb_gpu_init();      /* fails at once, saying why: nothing to start in the background */
         mine = 0;
     } else if (mine && !go) {

@@ -158,6 +158,11 @@ info)
     env TILEDBLAS_LEARN=off "$TB_TOOL" info >out 2>err || fail "exit status $?"
     grep -q "^  TILEDBLAS_LEARN=off " out || fail "TILEDBLAS_LEARN=off not shown"
     grep -q "^preloaded by 'tiledblas run': /" out || fail "no preload path"
+    say "and a TILEDBLAS_KERNEL that names no kernel built in is not shown as in effect"
+    env TILEDBLAS_KERNEL=nope "$TB_TOOL" info >out 2>err || fail "exit status $?"
+    grep -q "^  TILEDBLAS_KERNEL=(best for the shape)" out || fail "TILEDBLAS_KERNEL=nope shown as in effect"
+    env TILEDBLAS_KERNEL=dmma "$TB_TOOL" info >out 2>err || fail "exit status $?"
+    grep -q "^  TILEDBLAS_KERNEL=dmma$" out || fail "TILEDBLAS_KERNEL=dmma not shown"
     pass ;;
 run-exit)
     say "proves: 'tiledblas run' passes output through and returns the command's"
@@ -233,24 +238,59 @@ bench-help)
     grep -q "usage: tiledblas bench" out && grep -q "cublas" out && grep -q -- "--csv" out || fail "help text incomplete"
     pass ;;
 bench-csv)
-    say "proves: a tiny 'tiledblas bench --sizes 64,128 --reps 2 --csv F' runs on the"
-    say "CPU, checks against float64, and writes series,size,gflops rows; GPU columns n/a"
-    "$TB_TOOL" bench --sizes 64,128 --reps 2 --csv "$W/b.csv" >out 2>err || fail "exit status $?"
-    "$TB_PY" - "$W/b.csv" <<'PY' || fail "CSV wrong"
-import csv, sys
+    say "proves: a tiny 'tiledblas bench --sizes 64,128 --reps 3 --csv F' runs on the"
+    say "CPU, checks against float64, and writes series,size,gflops rows with the"
+    say "median inside its range; a ratio is called noise exactly when the series'"
+    say "range overlaps OpenBLAS's; without a GPU the GPU rows read n/a, and neither"
+    say "the progress nor the header names a GPU series as run"
+    "$TB_TOOL" bench --sizes 64,128 --reps 3 --csv "$W/b.csv" >out 2>err || fail "exit status $?"
+    "$TB_PY" - "$W/b.csv" out <<'PY' || fail "CSV or table wrong"
+import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1])))
-assert rows[0][:3] == ["series", "size", "gflops"], rows[0]
+head = rows[0]
+assert head[:3] == ["series", "size", "gflops"] and head[-2:] == ["min_s", "max_s"], head
+col = {name: i for i, name in enumerate(head)}
 got = {(r[0], int(r[1])) for r in rows[1:]}
 for s in ("openblas", "shim"):
     for n in (64, 128):
         assert (s, n) in got, (s, n, got)
 for r in rows[1:]:
-    assert float(r[2]) > 0 and float(r[7]) < 1e-3, r
+    assert float(r[2]) > 0 and float(r[col["max_abs"]]) < 1e-3, r
+    assert float(r[col["min_s"]]) <= float(r[col["median_s"]]) <= float(r[col["max_s"]]), r
+# The table: label, series, median, range, GFLOP/s, ratio [noise], errors.
+base = None
+for line in open(sys.argv[2]):
+    m = re.match(r"^(\S+x\S+)?\s+(openblas|shim|kernel|cublas)\s+[0-9.]+\s+([0-9.]+)-([0-9.]+)\s+[0-9.]+\s+([0-9.]+)x( noise)?\s", line)
+    if not m:
+        continue
+    lo, hi = float(m.group(3)), float(m.group(4))
+    if m.group(2) == "openblas":
+        base = (lo, hi)
+        continue
+    # The printed ms are rounded: ranges that touch within 0.001 ms may go either way.
+    if base[1] + 0.001 < lo or hi + 0.001 < base[0]:
+        assert not m.group(6), ("apart, yet called noise", line)
+    elif min(hi, base[1]) - max(lo, base[0]) > 0.001:
+        assert m.group(6), ("overlapping, yet not called noise", line)
 print(len(rows) - 1, "rows")
 PY
     grep -q "^OpenBLAS: .*core " out || fail "OpenBLAS core not printed"
-    if grep -q "^GPU: none" out; then grep -q "kernel *n/a (no GPU)" out || fail "GPU columns not n/a"; fi
-    grep -q "64x64x64" err || fail "no progress on stderr"
+    if grep -q "^GPU: none" out; then
+        grep -q "kernel *n/a (no GPU)" out || fail "GPU rows not n/a"
+        grep -q "kernel\.\.\.\|cublas\.\.\." err && fail "progress names a GPU series that did not run"
+        grep -q "^precision: .*cuBLAS" out && fail "the header names cuBLAS, which did not run"
+        grep -q "^(no GPU: the shim forwarded every call to OpenBLAS" out || fail "no note that the shim only forwarded"
+    fi
+    grep -q "64x64x64 openblas\.\.\." err && grep -q "64x64x64 shim\.\.\." err || fail "no progress on stderr"
+    if command -v gnuplot >/dev/null; then
+        say "and --plot draws it, titled with the series that ran"
+        "$TB_TOOL" bench --sizes 64 --reps 2 --plot "$W/b.svg" >out 2>err || fail "--plot: exit status $?"
+        grep -q "<svg" "$W/b.svg" || fail "b.svg is not an SVG"
+        grep -q ">sgemm GFLOP/s: OpenBLAS, libtiledblas" "$W/b.svg" || fail "no title naming OpenBLAS and libtiledblas"
+        if grep -q "^GPU: none" out; then
+            grep -q "cuBLAS\|kernel alone" "$W/b.svg" && fail "the title names a GPU series that did not run"
+        fi
+    fi
     pass ;;
 calibrate)
     say "proves: 'tiledblas calibrate' measures and caches this machine's rates (GPU),"
@@ -440,8 +480,17 @@ usage)
     check "bad --shapes" bench --shapes 12x3
     check "--plot wants" bench --plot out.pdf
     check "unexpected argument" info extra
-    "$TB_TOOL" --help >out 2>err || fail "--help failed"
-    for sub in run ab info bench; do "$TB_TOOL" $sub --help >out 2>err || fail "$sub --help failed"; grep -q "usage: tiledblas $sub" out || fail "$sub --help text"; done
+    "$TB_TOOL" --help >top 2>err || fail "--help failed"
+    say "and the top-level usage lists every option each command's --help names"
+    subs="run ab info bench calibrate"
+    grep -q "^  animate " top && subs="$subs animate"
+    for sub in $subs; do
+        "$TB_TOOL" $sub --help >out 2>err || fail "$sub --help failed"
+        grep -q "usage: tiledblas $sub" out || fail "$sub --help text"
+        for opt in $(grep -o -- '--[a-z][a-z-]*' out | sort -u); do
+            grep -qE -- "(^|[^a-z-])$opt([^a-z-]|\$)" top || fail "'tiledblas --help' lacks $sub's $opt"
+        done
+    done
     pass ;;
 *)
     echo "unknown case $case_name"; exit 1 ;;
