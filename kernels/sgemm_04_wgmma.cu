@@ -1361,23 +1361,24 @@ static long long tb_wg_tiles(const tb_gemm_args *a)
 }
 
 /* "wgmma-simple": any shape on a compute capability 9.0 GPU. */
-extern "C" int tb_wgmma_simple_supports(const tb_gemm_args *args)
+extern "C" int tb_wgmma_simple_supports(const tb_gemm *g)
 {
-    (void)args;
+    (void)g;
     return tb_wgmma_hw(tb_cur_dev());
 }
 
 /* "wgmma": a compute capability 9.0 GPU and at least a quarter of a wave
  * of work units (128 x 128 tiles times the parts of K, tb_wgmma_parts).
- * Fewer leave most tensor cores idle whatever the kernel; tf32x3 serves
- * them with 64-row tiles (run.cu). */
-extern "C" int tb_wgmma_supports(const tb_gemm_args *args)
+ * Fewer leave most tensor cores idle whatever the kernel; the registry
+ * gives them the small kernel or tf32x3's 64-row tiles (tb_kernel_pick). */
+extern "C" int tb_wgmma_supports(const tb_gemm *g)
 {
     const int dev = tb_cur_dev();
     if (!tb_wgmma_hw(dev))
         return 0;
     const int sms = tb_device_sms(dev);
-    return 4 * tb_wg_tiles(args) * tb_wgmma_parts(args->m, args->n, args->k, sms) >= sms;
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return 4 * tb_wg_tiles(&a) * tb_wgmma_parts(a.m, a.n, a.k, sms) >= sms;
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 tb_encode_fn(void)
@@ -1478,7 +1479,7 @@ static int tb_wg_plan(const tb_gemm_args &g, int sms, int *whole)
 }
 
 /* The sum of a split product, under the main kernel's tail; counted with
- * the splits of run.cu. */
+ * the runtime's splits (tb_run_count_split). */
 static cudaError_t tb_wg_sum(const tb_gemm_args &g, const float *W, int whole, int parts,
                              const unsigned *R, cudaStream_t stream)
 {
@@ -1496,6 +1497,13 @@ static cudaError_t tb_wg_sum(const tb_gemm_args &g, const float *W, int whole, i
     return e;
 }
 
+/* g on the mma.sync kernel tf32x3, where this one cannot run it. */
+static cudaError_t tb_wg_fallback(const tb_gemm_args &g, cudaStream_t stream)
+{
+    const tb_gemm t = tb_gemm_of(g, TB_F32);
+    return tb_launch_tf32x3(&t, stream);
+}
+
 template <int DP>
 static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream, int full)
 {
@@ -1503,7 +1511,7 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
         return cudaSuccess;
     const tb_gemm_args g = tb_args_blas(args);
     if (g.k == 0)
-        return tb_launch_tf32x3(&g, stream);   /* C = beta * C: nothing to multiply */
+        return tb_wg_fallback(g, stream);   /* C = beta * C: nothing to multiply */
     const int dev = tb_cur_dev();
     if (!tb_wgmma_hw(dev))
         return cudaErrorNotSupported;
@@ -1527,7 +1535,7 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
         (2 * (a_el + b_el) + w_el) * sizeof(float) + TB_WG_R_WORDS * sizeof(unsigned),
         stream);
     if (!ws)
-        return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+        return tb_wg_fallback(g, stream);   /* no scratch: the mma.sync kernel, never wrong */
     float *Ab = ws, *As = Ab + a_el, *Bb = As + a_el, *Bs = Bb + b_el, *W = Bs + b_el;
     unsigned *R = (unsigned *)(W + w_el);
 
@@ -1583,14 +1591,16 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     return e;
 }
 
-extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_wgmma_launch<0>(args, stream, 1);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_wgmma_launch<0>(&a, stream, 1);
 }
 
-extern "C" cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma_simple(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_wgmma_launch<0>(args, stream, 0);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_wgmma_launch<0>(&a, stream, 0);
 }
 
 /* The tensor map of an operand as stored, for wgmma-insplit: rows x k, the
@@ -1656,7 +1666,7 @@ static cudaError_t tb_wi_launch(const tb_gemm_args &g, cudaStream_t stream)
     float *W = (float *)tb_run_scratch(
         w_el * sizeof(float) + TB_WG_R_WORDS * sizeof(unsigned), stream);
     if (!W)
-        return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+        return tb_wg_fallback(g, stream);   /* no scratch: the mma.sync kernel, never wrong */
     unsigned *R = (unsigned *)(W + w_el);
     const int vec_c = tb_wg_vec_c(g);
     cudaError_t e = tb_wg_range(g, R, stream);
@@ -1697,20 +1707,22 @@ static int tb_wi_pays(const tb_gemm_args &g)
 
 /* wgmma: the split in shared memory where it pays and TMA can read the
  * operands, the pre-pass otherwise. */
-extern "C" cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma(const tb_gemm *in, cudaStream_t stream)
 {
-    const tb_gemm_args g = tb_args_blas(args);
+    const tb_gemm_args a = tb_args_of<float>(in);
+    const tb_gemm_args g = tb_args_blas(&a);
     if (tb_wi_fits(g) && tb_wi_pays(g))
         return tb_wi_launch(g, stream);
-    return tb_wgmma_launch<1>(args, stream, 1);
+    return tb_wgmma_launch<1>(&a, stream, 1);
 }
 
 /* wgmma-insplit: the split in shared memory wherever TMA can read the
  * operands; the pre-pass for the rest. */
-extern "C" cudaError_t tb_launch_wgmma_insplit(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma_insplit(const tb_gemm *in, cudaStream_t stream)
 {
-    const tb_gemm_args g = tb_args_blas(args);
+    const tb_gemm_args a = tb_args_of<float>(in);
+    const tb_gemm_args g = tb_args_blas(&a);
     if (tb_wi_fits(g))
         return tb_wi_launch(g, stream);
-    return tb_wgmma_launch<1>(args, stream, 1);
+    return tb_wgmma_launch<1>(&a, stream, 1);
 }

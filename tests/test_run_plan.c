@@ -1,8 +1,8 @@
-/* tests/test_run_plan.c - what kernels/run.cu decides before it launches
- * anything, checked without a GPU: into how many parts it splits K for a
+/* tests/test_run_plan.c - how a product is run, decided before anything is
+ * launched and checked without a GPU: into how many parts K is split for a
  * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs;
  * tb_wgmma_parts and tb_wgmma_tail_parts, the wgmma kernel's own splits;
- * tb_small_parts and tb_dsmall_parts, the small kernel's).
+ * tb_small_parts, the small kernel's).
  * The shapes measured on the H200 (docs/kernels.md) are pinned here: 1500
  * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, small
  * outputs with a long K are cut into many parts, and grids that fill the
@@ -14,7 +14,7 @@ static int failed, passed;
 
 static void expect(int m, int n, int k, int want)
 {
-    const int got = tb_split_parts(m, n, k, 132);
+    const int got = tb_split_parts(TB_F32, m, n, k, 132);
     if (got == want) {
         passed++;
     } else {
@@ -38,6 +38,10 @@ static void expect_table(const char *what, int (*plan)(int, int, int, int), cons
         }
     }
 }
+
+/* The small kernel's plans in float and double, as expect_table takes them. */
+static int small32(int m, int n, int k, int sms) { return tb_small_parts(TB_F32, m, n, k, sms); }
+static int small64(int m, int n, int k, int sms) { return tb_small_parts(TB_F64, m, n, k, sms); }
 
 /* plan(m, n, k, 132) gives 1 to 32 parts of ceil(slices / parts) slices of
  * 32, none empty, each (when split) at least min_chunk slices. */
@@ -99,7 +103,7 @@ int main(void)
     /* Every split leaves each part at least 256 of K, at most 4 parts. */
     for (int m = 1100; m <= 2200; m += 37)
         for (int k = 512; k <= 4096; k += 211) {
-            const int p = tb_split_parts(m, m, k, 132);
+            const int p = tb_split_parts(TB_F32, m, m, k, 132);
             if (p < 1 || p > 4 || (p > 1 && k / p < 256)) {
                 failed++;
                 printf("FAIL %dx%dx%d: %d parts\n", m, m, k, p);
@@ -108,14 +112,14 @@ int main(void)
             }
         }
     /* Small outputs: whatever the K, every part gets some of it, when K is
-     * cut as kernels/run.cu cuts it (slices of ceil(k / parts) rounded up
+     * cut as tb_kernel_plan cuts it (slices of ceil(k / parts) rounded up
      * to 32): 256x256x8193 asked for 32 parts of 288 would leave the last
      * three empty. All but the last part get at least 256. */
     expect(256, 256, 8193, 29);
     static const int small[][2] = {{256, 256}, {128, 128}, {64, 4096}, {320, 250}, {512, 512}, {64, 64}};
     for (int i = 0; i < 6; i++)
         for (int k = 512; k <= 70000; k += 97) {
-            const int m = small[i][0], n = small[i][1], p = tb_split_parts(m, n, k, 132);
+            const int m = small[i][0], n = small[i][1], p = tb_split_parts(TB_F32, m, n, k, 132);
             const int kc = (int)(((k + p - 1) / p + 31) / 32 * 32);
             if (p < 1 || p > 32 || (p > 1 && ((long long)(p - 1) * kc >= k || kc < 256))) {
                 failed++;
@@ -156,30 +160,29 @@ int main(void)
     for (int m = 1000; m <= 9000; m += 1377)
         for (int k = 1; k <= 20000; k += 997)
             expect_slices("wgmma tail", tb_wgmma_tail_parts, m, m + 313, k, 2);
-    /* The small kernel's split (tb_small_parts, tb_dsmall_parts:
-     * gemm_05_small.cu): 32 x 32 tiles times parts until one full wave of
-     * the SMs' resident blocks (8 a SM for float, 4 for double), each part
-     * at least 64 deep and a whole number of 32-deep phases, at most 64
-     * parts, none empty. */
+    /* The small kernel's split (tb_small_parts, gemm_05_small.cu): 32 x 32
+     * tiles times parts until one full wave of the SMs' resident blocks (8
+     * a SM for float, 4 for double), each part at least 64 deep and a whole
+     * number of 32-deep phases, at most 64 parts, none empty. */
     static const int sm[][4] = {
         {64, 64, 2048, 32}, {100, 300, 500, 6}, {33, 47, 3001, 32}, {450, 450, 450, 5},
         {1, 1, 5000, 53},   {300, 17, 777, 9},  {128, 128, 128, 2}, {256, 256, 256, 4},
         {512, 512, 512, 4}, {96, 96, 8192, 64}, {4096, 32, 32, 1},  {8, 8, 8, 1},
         {200, 200, 4000, 21}, {2048, 64, 512, 8}, {17, 5000, 64, 1}, {1000, 20, 300, 4},
     };
-    expect_table("small", tb_small_parts, sm, sizeof sm / sizeof sm[0]);
+    expect_table("small", small32, sm, sizeof sm / sizeof sm[0]);
     static const int dsm[][4] = {
         {64, 64, 2048, 32},  {100, 300, 500, 6},  {450, 450, 450, 3},   {1, 1, 5000, 53},
         {512, 512, 512, 3},  {96, 96, 8192, 52},  {200, 200, 4000, 11}, {2048, 64, 512, 4},
         {300, 100, 2000, 13}, {4096, 32, 32, 1},  {8, 8, 8, 1},         {1000, 20, 300, 4},
     };
-    expect_table("dsmall", tb_dsmall_parts, dsm, sizeof dsm / sizeof dsm[0]);
-    int (*const plans[2])(int, int, int, int) = {tb_small_parts, tb_dsmall_parts};
+    expect_table("dsmall", small64, dsm, sizeof dsm / sizeof dsm[0]);
     for (int t = 0; t < 2; t++)
         for (int m = 1; m <= 700; m += 37)
             for (int n = 1; n <= 700; n += 53)
                 for (int k = 1; k <= 9000; k += 211) {
-                    const int p = plans[t](m, n, k, 132), kc = p > 1 ? tb_small_slice(k, p) : k;
+                    const int p = tb_small_parts(t ? TB_F64 : TB_F32, m, n, k, 132);
+                    const int kc = p > 1 ? tb_small_slice(k, p) : k;
                     if (p < 1 || p > 64 ||
                         (p > 1 && (kc < 64 || kc % 32 || (p - 1) * kc >= k || p * kc < k))) {
                         failed++;

@@ -4,8 +4,9 @@
  * element), alpha/beta combos (NaN in C with beta = 0, alpha = 0 with NaN in
  * A and B), inf/NaN inputs, wide dynamic range, the ends of the fp32 range
  * (1e-30 x 1e30, subnormals, FLT_MAX), and a check that nothing
- * outside C's m x n window changed; also the default paths (tb_gemm_run,
- * tb_dgemm_run through tb_gemm_launch) with their aligned copies and split K.
+ * outside C's m x n window changed; also the default path (tb_gemm_run,
+ * as tiledblas_sgemm_device() and tiledblas_dgemm_device() take it) with
+ * its aligned copies and split K.
  * Kernels that do not fit this GPU are skipped with a line saying so.
  * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N, --min N
  * (sizes and edge cases from N up: the flat ones under a sanitizer),
@@ -218,12 +219,11 @@ static void run_case(const tcase *t, const char *klist)
 
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);
-    /* Every kernel of the case's type, then (ki == nk, "run") the default
-     * path: tb_gemm_run for fp32 (tiledblas_sgemm_device()), tb_gemm_launch
-     * (src/'s entry, which takes tb_dgemm_run) for fp64; and (ki == nk + 1)
-     * that path with tf32x3 ("run-tf32x3") or dmma ("run-dmma"), whose
-     * aligned copies and split K the blocks below count. The fp64 kernels
-     * themselves go through tb_gemm_launch(whole = 1). */
+    /* Every kernel of the case's type, its launcher alone (tb_gemm_run
+     * with whole = 1), then (ki == nk, "run") the default path, tb_gemm_run
+     * with the registry's pick; and (ki == nk + 1) that path with tf32x3
+     * ("run-tf32x3") or dmma ("run-dmma"), whose aligned copies and split K
+     * the blocks below count. */
     const tb_kernel_info *runk = tb_kernel_by_name(dt == TB_F64 ? "dmma" : "tf32x3");
     const tb_kernel_info *wgmma = tb_kernel_by_name("wgmma");
     for (int ki = 0; ki <= nk + 1; ki++) {
@@ -259,18 +259,12 @@ static void run_case(const tcase *t, const char *klist)
             }
             continue;
         }
-        const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, t->alpha, t->beta, dA + es * t->off, lda,
-                            dB + es * t->off, ldb, dC + es * t->off, ldc};
-        const tb_gemm_args g = {m, n, k, t->ta, t->tb, (float)t->alpha, (float)t->beta,
-                                (const float *)gg.A, lda, (const float *)gg.B, ldb, (float *)gg.C, ldc};
+        const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, {t->alpha, 0.0}, {t->beta, 0.0},
+                            dA + es * t->off, lda, dB + es * t->off, ldb, dC + es * t->off, ldc};
         if (K && !tb_kernel_accepts(K, &gg))   /* its supports() says no */
             continue;
         CK(cudaMemcpy(dC, hC0, es * c_sz, cudaMemcpyHostToDevice));
-        cudaError_t e;
-        if (dt == TB_F64)
-            e = tb_gemm_launch(&gg, K ? K : ki == nk ? NULL : runk, K != NULL, 0);
-        else
-            e = K ? K->launch(&g, 0) : tb_gemm_run(&g, ki == nk ? NULL : runk, 0);
+        cudaError_t e = tb_gemm_run(&gg, K ? K : ki == nk ? NULL : runk, K != NULL, 0);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -537,8 +531,7 @@ int main(int argc, char **argv)
              * outputs with a long K, a 1 x 1 dot product, a ragged last
              * part; every transpose, unaligned operands, beta 0 over NaN and
              * beta != 0, inf and NaN planted, wide range. Each product that
-             * tb_small_parts (tb_dsmall_parts) splits must be split, and every
-             * result right. */
+             * tb_small_parts splits must be split, and every result right. */
             tcase sm[] = {
                 {64, 64, 2048, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 {100, 300, 500, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
@@ -553,8 +546,7 @@ int main(int argc, char **argv)
                 unsigned long long want = 0;
                 const unsigned long long before = tb_run_split_count();
                 for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
-                    int (*plan)(int, int, int, int) = dt == TB_F64 ? tb_dsmall_parts : tb_small_parts;
-                    want += plan(sm[i].m, sm[i].n, sm[i].k, sms) > 1;
+                    want += tb_small_parts(dt, sm[i].m, sm[i].n, sm[i].k, sms) > 1;
                     run_as(sm[i], dt, sname);
                 }
                 const unsigned long long done = tb_run_split_count() - before;
@@ -601,7 +593,7 @@ int main(int argc, char **argv)
         }
         if (counted && dt == TB_F32 && maxs >= 1537 && tb_kernel_in_list("run", klist)) {
             /* Grids that fill tf32x3's tiles badly are split along K
-             * (kernels/run.cu): 1537^3 makes 169 tiles for 132 SMs. Counted on
+             * (tb_kernel_plan): 1537^3 makes 169 tiles for 132 SMs. Counted on
              * run-tf32x3 (the default path, also checked, may take wgmma, which
              * never splits). Every transpose, unaligned
              * operands (copied first) and aligned ones, beta 0 over NaN and
@@ -632,7 +624,7 @@ int main(int argc, char **argv)
             }
         }
         if (counted && dt == TB_F64 && maxs >= 1029 && tb_kernel_in_list("run", klist)) {
-            /* The fp64 split plans (tb_dsplit_parts) cut grids of 64-row
+            /* The fp64 split plans (tb_split_parts) cut grids of 64-row
              * tiles too: on the H200, 1025x1000x2051 (136 blocks of 64 x 128
              * for 264 slots) in 3 parts, 1029x1025x1537 in 3, the small
              * outputs with a long K in up to 32. Every transpose, unaligned
@@ -650,7 +642,7 @@ int main(int argc, char **argv)
             const int ncase = (int)(sizeof sp / sizeof sp[0]) - (quick ? 1 : 0);
             unsigned long long want = 0;
             for (int i = 0; i < ncase; i++)
-                want += tb_dsplit_parts(sp[i].m, sp[i].n, sp[i].k, sms) > 1;
+                want += tb_split_parts(TB_F64, sp[i].m, sp[i].n, sp[i].k, sms) > 1;
             for (int i = 0; i < ncase; i++)
                 run_case(&sp[i], "run");
             const unsigned long long before = tb_run_split_count();
