@@ -2,7 +2,9 @@
  * launched and checked without a GPU: into how many parts K is split for a
  * grid that fills the GPU badly (tb_split_parts, for the H200's 132 SMs;
  * tb_wgmma_parts and tb_wgmma_tail_parts, the wgmma kernel's own splits;
- * tb_small_parts, the small kernel's).
+ * tb_small_parts, the small kernel's), and the registry's whole plan for a
+ * kernel (tb_kernel_plan: which operands are copied to aligned rows, which
+ * kernels' K is cut and into slices of what depth).
  * The shapes measured on the H200 (docs/kernels.md) are pinned here: 1500
  * and 1537 split, the 64-row grids of 1000, 1024 and 1025 stay whole, small
  * outputs with a long K are cut into many parts, and grids that fill the
@@ -56,6 +58,92 @@ static void expect_slices(const char *what, int (*plan)(int, int, int, int), int
     } else {
         passed++;
     }
+}
+
+/* tb_kernel_plan(kernel, g, 132) must give pack_a, pack_b, parts and
+ * slice as written. Pointers are only numbers here: 4096 is 16-byte
+ * aligned, 4100 (fp32) and 4104 (fp64) are not. */
+static void expect_plan(const char *kernel, tb_dtype t, int m, int n, int k, size_t a, size_t lda,
+                        size_t b, size_t ldb, double alpha, int pack_a, int pack_b, int parts,
+                        int slice)
+{
+    const tb_kernel_info *K = tb_kernel_by_name(kernel);
+    const tb_gemm g = {t, m, n, k, 0, 0, {alpha, 0.0}, {0.0, 0.0}, (const void *)a, lda,
+                       (const void *)b, ldb, (void *)4096, (size_t)n};
+    if (!K) {
+        failed++;
+        printf("FAIL plan: no kernel %s\n", kernel);
+        return;
+    }
+    const tb_run_plan p = tb_kernel_plan(K, &g, 132);
+    if (p.pack_a == pack_a && p.pack_b == pack_b && p.parts == parts && p.slice == slice) {
+        passed++;
+    } else {
+        failed++;
+        printf("FAIL plan %s %dx%dx%d: copies %d %d, %d parts of %d; want %d %d, %d of %d\n",
+               kernel, m, n, k, p.pack_a, p.pack_b, p.parts, p.slice, pack_a, pack_b, parts,
+               slice);
+    }
+}
+
+static void expect_plans(void)
+{
+    /* tf32x3 (aligned rows wanted, K in parts): 1537^3 in 3 parts of 544
+     * (the last 449); a stride of 1537 floats or a base 4 bytes off copies
+     * that operand, read by 13 tiles of C; a stride of 1544 does not. */
+    expect_plan("tf32x3", TB_F32, 1537, 1537, 1537, 4096, 1544, 4096, 1544, 1.0, 0, 0, 3, 544);
+    expect_plan("tf32x3", TB_F32, 1537, 1537, 1537, 4096, 1537, 4096, 1544, 1.0, 1, 0, 3, 544);
+    expect_plan("tf32x3", TB_F32, 1537, 1537, 1537, 4096, 1544, 4100, 1544, 1.0, 0, 1, 3, 544);
+    expect_plan("tf32-fast", TB_F32, 1537, 1537, 1537, 4100, 1537, 4100, 1537, -2.0, 1, 1, 3, 544);
+    /* A whole grid: copies only. 4096 x 384 x 4096: op(A) is read by 3
+     * column tiles (not copied), op(B) by 32 row tiles. */
+    expect_plan("tf32x3", TB_F32, 4096, 384, 4096, 4100, 4097, 4100, 385, 1.0, 0, 1, 1, 4096);
+    /* Below 2 x 384^3 flops, A and B not read (alpha 0, k 0): nothing. */
+    expect_plan("tf32x3", TB_F32, 300, 300, 300, 4100, 301, 4100, 301, 1.0, 0, 0, 1, 300);
+    expect_plan("tf32x3", TB_F32, 1537, 1537, 1537, 4100, 1537, 4100, 1537, 0.0, 0, 0, 1, 1537);
+    expect_plan("tf32x3", TB_F32, 1537, 1537, 0, 4100, 1, 4100, 1537, 1.0, 0, 0, 1, 0);
+    /* Kernels that want no copies and walk K whole or cut it themselves. */
+    expect_plan("wgmma", TB_F32, 1537, 1537, 1537, 4100, 1537, 4100, 1537, 1.0, 0, 0, 1, 1537);
+    expect_plan("small", TB_F32, 1537, 1537, 1537, 4100, 1537, 4100, 1537, 1.0, 0, 0, 1, 1537);
+    expect_plan("warptile", TB_F32, 1537, 1537, 1537, 4100, 1537, 4100, 1537, 1.0, 0, 0, 1, 1537);
+    /* dmma: 1025 x 1025 x 8192 in 5 parts of 1664 (the last 1536); bases
+     * one double off are copied (9 tiles read each). 768 x 768 x 16384: 11
+     * parts of 1504. */
+    expect_plan("dmma", TB_F64, 1025, 1025, 8192, 4096, 8192, 4096, 1026, 1.0, 0, 0, 5, 1664);
+    expect_plan("dmma-k16", TB_F64, 1025, 1025, 8192, 4104, 8192, 4104, 1026, 1.0, 1, 1, 5, 1664);
+    expect_plan("dmma", TB_F64, 768, 768, 16384, 4096, 16384, 4096, 768, 0.5, 0, 0, 11, 1504);
+    expect_plan("dtiled16", TB_F64, 1025, 1025, 8192, 4104, 8193, 4104, 1025, 1.0, 0, 0, 1, 8192);
+    /* Without an SM count (0: CUDA could not say) K stays whole. */
+    const tb_kernel_info *tf = tb_kernel_by_name("tf32x3");
+    const tb_gemm g = {TB_F32, 1537, 1537, 1537, 0, 0, {1.0, 0.0}, {0.0, 0.0}, (const void *)4096,
+                       1544, (const void *)4096, 1544, (void *)4096, 1544};
+    const tb_run_plan p0 = tb_kernel_plan(tf, &g, 0);
+    if (p0.parts == 1 && p0.slice == 1537 && !p0.pack_a && !p0.pack_b) {
+        passed++;
+    } else {
+        failed++;
+        printf("FAIL plan without SMs: %d parts of %d\n", p0.parts, p0.slice);
+    }
+    /* Whatever the shape: at most TB_MAX_PARTS parts, none empty, slices a
+     * multiple of 32. */
+    for (int t = 0; t < 2; t++)
+        for (int m = 64; m <= 3000; m += 211)
+            for (int k = 1; k <= 70000; k += 1409) {
+                const tb_gemm q = {t ? TB_F64 : TB_F32, m, m / 2 + 1, k, 1, 1, {1.0, 0.0},
+                                   {1.0, 0.0}, (const void *)4096, (size_t)m, (const void *)4096,
+                                   (size_t)k, (void *)4096, (size_t)m};
+                const tb_run_plan r = tb_kernel_plan(tb_kernel_by_name(t ? "dmma" : "tf32x3"), &q, 132);
+                if (r.parts < 1 || r.parts > TB_MAX_PARTS ||
+                    (r.parts > 1 && (r.slice % 32 || (long long)(r.parts - 1) * r.slice >= k ||
+                                     (long long)r.parts * r.slice < k)) ||
+                    (r.parts == 1 && r.slice != k)) {
+                    failed++;
+                    printf("FAIL plan %s %dx%dx%d: %d parts of %d\n", t ? "dmma" : "tf32x3", m,
+                           m / 2 + 1, k, r.parts, r.slice);
+                } else {
+                    passed++;
+                }
+            }
 }
 
 int main(void)
@@ -192,6 +280,7 @@ int main(void)
                         passed++;
                     }
                 }
+    expect_plans();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
