@@ -11,7 +11,7 @@
  *                      [--scale EA,EB] [--kernels LIST] [--reps N]
  *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
  *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
- *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_launch:
+ *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_run:
  *   unaligned operands copied to aligned scratch and K split when that
  *   pays, the copy timed); --raw times the launchers alone.
  * Method: fresh random inputs per shape (uniform in [-1,1), never zeros; 24
@@ -103,10 +103,10 @@ static cudaError_t cublas_on(void *h, const tb_gemm *g)
 {
     int st;
     if (g->dtype == TB_F64) {
-        st = p_dgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k, &g->alpha, g->B,
-                     (int)g->ldb, g->A, (int)g->lda, &g->beta, g->C, (int)g->ldc);
+        st = p_dgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k, &g->alpha.re, g->B,
+                     (int)g->ldb, g->A, (int)g->lda, &g->beta.re, g->C, (int)g->ldc);
     } else {
-        const float alpha = (float)g->alpha, beta = (float)g->beta;
+        const float alpha = (float)g->alpha.re, beta = (float)g->beta.re;
         st = p_sgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k, &alpha, g->B,
                      (int)g->ldb, g->A, (int)g->lda, &beta, g->C, (int)g->ldc);
     }
@@ -128,13 +128,13 @@ static cudaError_t cublas_tf32_launch(const tb_gemm *g, cudaStream_t s)
 }
 
 /* Our kernels are timed the way tiledblas_sgemm_device() runs them
- * (tb_gemm_launch: aligned copies of unaligned operands and split K
+ * (tb_gemm_run: aligned copies of unaligned operands and split K
  * included), or with --raw the launcher alone. */
 static const tb_kernel_info *bench_kern;
 static int bench_raw;
 static cudaError_t kernel_launch(const tb_gemm *g, cudaStream_t s)
 {
-    return tb_gemm_launch(g, bench_kern, bench_raw, s);
+    return tb_gemm_run(g, bench_kern, bench_raw, s);
 }
 
 /* ---- inputs and reference ------------------------------------------------- */
@@ -348,7 +348,8 @@ static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int rep
     int rows[NSAMPLE];
     for (int r = 0; r < nr; r++)
         rows[r] = (int)((long long)r * (m - 1) / (nr > 1 ? nr - 1 : 1));
-    const tb_gemm g = {dt, m, n, k, sh->ta, sh->tb, 1.0, 0.0, dA, lda, dB, ldb, dC, ldc};
+    const tb_gemm g = {dt, m, n, k, sh->ta, sh->tb, {1.0, 0.0}, {0.0, 0.0}, dA, lda, dB, ldb, dC,
+                       ldc};
     long double *ref = malloc(sizeof(long double) * (size_t)nr * n);
     double *mag = malloc(sizeof(double) * (size_t)nr * n);
     void *hrow = malloc(es * n);
@@ -358,7 +359,7 @@ static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int rep
     char label[64];
     snprintf(label, sizeof label, "%dx%dx%d%s", m, n, k,
              sh->ta || sh->tb ? (sh->ta ? (sh->tb ? " TT" : " TN") : " NT") : "");
-    const tb_kernel_info *def = tb_kernel_choose(&g, 1);
+    const tb_kernel_info *def = tb_kernel_pick(&g, 1);
 
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);

@@ -438,17 +438,20 @@ static cudaError_t tb_dmma_launch(const tb_dgemm_args *args, cudaStream_t stream
     return tb_dmma_trans<tb_dt128k16, AMP, 0>(g, va, vb, vc, dev, stream);
 }
 
-extern "C" cudaError_t tb_launch_dmma(const tb_dgemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_dmma(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_dmma_launch<0, 0, 1>(args, stream);
+    const tb_dgemm_args a = tb_args_of<double>(g);
+    return tb_dmma_launch<0, 0, 1>(&a, stream);
 }
 
-extern "C" cudaError_t tb_launch_dmma_k16(const tb_dgemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_dmma_k16(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_dmma_launch<1, 0, 0>(args, stream);
+    const tb_dgemm_args a = tb_args_of<double>(g);
+    return tb_dmma_launch<1, 0, 0>(&a, stream);
 }
 
-extern "C" cudaError_t tb_launch_dmma_884(const tb_dgemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_dmma_884(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_dmma_launch<0, 1, 0>(args, stream);
+    const tb_dgemm_args a = tb_args_of<double>(g);
+    return tb_dmma_launch<0, 1, 0>(&a, stream);
 }

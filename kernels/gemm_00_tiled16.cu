@@ -3,7 +3,7 @@
  * loop over K through shared memory. One template body for float ("tiled16")
  * and double ("dtiled16"); every faster kernel of either type is checked
  * against the same host reference as this one; this one is never tuned. */
-#include "tb_kernels.h"
+#include "tb_kernel_args.cuh"
 
 #define BLOCK 16
 
@@ -79,12 +79,19 @@ static cudaError_t tb_tiled16_launch(const Args *args, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t tb_launch_tiled16(const tb_gemm_args *args, cudaStream_t stream)
+/* "tiled16" and "dtiled16": the entry's element type picks the instance. */
+extern "C" cudaError_t tb_launch_tiled16(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_tiled16_launch<float>(args, stream);
-}
-
-extern "C" cudaError_t tb_launch_dtiled16(const tb_dgemm_args *args, cudaStream_t stream)
-{
-    return tb_tiled16_launch<double>(args, stream);
+    switch (g->dtype) {
+    case TB_F32: {
+        const tb_gemm_args a = tb_args_of<float>(g);
+        return tb_tiled16_launch<float>(&a, stream);
+    }
+    case TB_F64: {
+        const tb_dgemm_args a = tb_args_of<double>(g);
+        return tb_tiled16_launch<double>(&a, stream);
+    }
+    default:
+        return cudaErrorInvalidValue;
+    }
 }

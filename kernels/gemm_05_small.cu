@@ -1,7 +1,7 @@
 /* kernels/gemm_05_small.cu - small products: a product of a few hundred
  * million flops or less, whatever its shape, on CUDA cores with K split
  * across the grid. One template body for float ("small") and double
- * ("dsmall"); the registry sends such products here (tb_kernel_small_for),
+ * ("dsmall"); the registry sends such products here (tb_kernel_small),
  * and fp32 products too small for the Hopper kernel's grid.
  *
  * Why a kernel of its own: a small product is a chain of latencies, not of
@@ -17,7 +17,7 @@
  * two 4-element vectors per k step: 16 FMAs per two loads. The grid's z
  * dimension cuts K into parts until there are about TB_SMALL_BLOCKS_PER_SM
  * blocks per SM; each part writes its sums to a scratch copy of C and
- * run.cu's split sum adds the parts in order (so the result does not
+ * the split sum (run_kernels.cu) adds them in order (so the result does not
  * depend on which block finished first) and applies alpha and beta. The
  * phase loop is the seed's: two barriers a phase, zeros at ragged edges;
  * the next slice comes into registers while the current one is multiplied.
@@ -208,15 +208,18 @@ static int tb_small_plan(int m, int n, int k, int sms, int per_sm)
     return (k + kc - 1) / kc;
 }
 
-/* The plans of the two element types (pure, for tests). */
-extern "C" int tb_small_parts(int m, int n, int k, int sms)
+/* The plan of element type t (pure, for tests): its blocks per SM are
+ * TB_SMALL_BLOCKS_PER_SM of its type. */
+extern "C" int tb_small_parts(tb_dtype t, int m, int n, int k, int sms)
 {
-    return tb_small_plan(m, n, k, sms, TB_SMALL_BLOCKS_PER_SM(float));
-}
-
-extern "C" int tb_dsmall_parts(int m, int n, int k, int sms)
-{
-    return tb_small_plan(m, n, k, sms, TB_SMALL_BLOCKS_PER_SM(double));
+    switch (t) {
+    case TB_F32:
+        return tb_small_plan(m, n, k, sms, TB_SMALL_BLOCKS_PER_SM(float));
+    case TB_F64:
+        return tb_small_plan(m, n, k, sms, TB_SMALL_BLOCKS_PER_SM(double));
+    default:
+        return 1;
+    }
 }
 
 /* The depth of each part: K / parts rounded up to whole phases, so that
@@ -228,19 +231,21 @@ extern "C" int tb_small_slice(int k, int parts)
     return (kc + TB_SMALL_BK - 1) / TB_SMALL_BK * TB_SMALL_BK;
 }
 
-template <typename T, typename Args>
-static cudaError_t tb_small_launch(const Args *args, tb_dtype dtype, cudaStream_t stream)
+template <typename T>
+static cudaError_t tb_small_launch(const tb_gemm *in, cudaStream_t stream)
 {
-    if (args->m <= 0 || args->n <= 0)
+    typedef typename tb_typed<T>::args Args;
+    if (in->m <= 0 || in->n <= 0)
         return cudaSuccess;
-    const Args g = tb_args_blas(args);
+    const Args a = tb_args_of<T>(in);
+    const Args g = tb_args_blas(&a);
     const dim3 tiles((g.n + TB_SMALL_TILE - 1) / TB_SMALL_TILE,
                      (g.m + TB_SMALL_TILE - 1) / TB_SMALL_TILE);
     if (tiles.y > 65535u)
         return cudaErrorInvalidConfiguration;   /* m > 2097120: the caller falls back */
     int dev = 0, parts = 1;
     if (cudaGetDevice(&dev) == cudaSuccess)
-        parts = tb_small_plan(g.m, g.n, g.k, tb_device_sms(dev), TB_SMALL_BLOCKS_PER_SM(T));
+        parts = tb_small_parts(in->dtype, g.m, g.n, g.k, tb_device_sms(dev));
     else
         cudaGetLastError();
     const size_t ldw = ((size_t)g.n + 31) & ~(size_t)31, wstride = (size_t)g.m * ldw;
@@ -259,9 +264,11 @@ static cudaError_t tb_small_launch(const Args *args, tb_dtype dtype, cudaStream_
         tb_small_kernel<T, Args, 0, 1><<<grid, TB_SMALL_THREADS, 0, stream>>>(g, kc, W, ldw, wstride);
     cudaError_t e = cudaGetLastError();
     if (parts > 1) {
+        /* alpha and beta as handed over (tb_args_blas changes alpha only
+         * where it leaves no K, so no parts). */
         if (e == cudaSuccess)
-            e = tb_run_split_sum(dtype, W, ldw, wstride, parts, g.m, g.n, g.alpha, g.beta, g.C,
-                                 g.ldc, stream);
+            e = tb_launch_split_sum(in->dtype, W, ldw, wstride, parts, g.m, g.n, in->alpha,
+                                    in->beta, g.C, g.ldc, stream);
         tb_run_scratch_free(W, stream);
         if (e == cudaSuccess)
             tb_run_count_split();
@@ -269,12 +276,15 @@ static cudaError_t tb_small_launch(const Args *args, tb_dtype dtype, cudaStream_
     return e;
 }
 
-extern "C" cudaError_t tb_launch_small(const tb_gemm_args *args, cudaStream_t stream)
+/* "small" and "dsmall": the entry's element type picks the instance. */
+extern "C" cudaError_t tb_launch_small(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_small_launch<float>(args, TB_F32, stream);
-}
-
-extern "C" cudaError_t tb_launch_dsmall(const tb_dgemm_args *args, cudaStream_t stream)
-{
-    return tb_small_launch<double>(args, TB_F64, stream);
+    switch (g->dtype) {
+    case TB_F32:
+        return tb_small_launch<float>(g, stream);
+    case TB_F64:
+        return tb_small_launch<double>(g, stream);
+    default:
+        return cudaErrorInvalidValue;
+    }
 }

@@ -1,10 +1,23 @@
-/* kernels/registry.c - the list of kernels the dispatcher may choose from,
- * fp32 then fp64, each in the order of the progression (docs/kernels.md),
- * with what it needs of the GPU; the choice among those of a product's
- * element type that fit the device; and src/'s typed entry points for
- * either type (tb_kernel_choose, tb_kernel_accepts, tb_gemm_launch).
- * Adding a kernel means adding its launcher here; nothing else in src/
- * names one. */
+/* kernels/registry.c - the kernels the dispatcher may choose from, fp32
+ * then fp64, each type in the order of the progression (docs/kernels.md),
+ * with what each needs of the GPU; and every choice made among them, so
+ * that each per-shape rule lives in one place:
+ *   here, which kernel runs a product (tb_kernel_pick: the per-type row of
+ *     numbers, tb_types, for small products; the rank order; the rule for
+ *     a product the GPU's best kernel declines), how the runtime runs it
+ *     (tb_kernel_plan: aligned copies, and K cut into parts for TB_K_PARTS
+ *     kernels, tb_split_parts), and how the wgmma kernel cuts K in its own
+ *     grid (tb_wgmma_parts, tb_wgmma_tail_parts, which its launcher and its
+ *     supports() ask);
+ *   in the kernel files, the tiling of one launch: tf32x3's and dmma's
+ *     64- or 128-row tiles by grid size and dmma's K slices by shared
+ *     memory, wgmma's pre-pass or split in shared memory by cost
+ *     (tb_wi_pays), the small kernel's K cut across its grid
+ *     (tb_small_parts, gemm_05_small.cu).
+ * Whether a call runs on the GPU at all is src/decide/'s policy; how it is
+ * cut into panels and over devices, src/gpu/plan.c's. src/gpu/run.cu runs
+ * what tb_kernel_plan says. Adding a kernel means adding its entry here;
+ * nothing else in src/ names one. */
 #include "tb_kernels.h"
 #include <string.h>
 
@@ -90,34 +103,36 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
 #define TB_SMEM_DSMALL (2 * 32 * 36 * 8)
 #define TB_SMEM_DMMA (4 * (128 * 20 + 128 * 20) * 8)
 
-/* The last three fields of an fp32 entry: no fp64 launcher. */
-#define TB_FP32 TB_F32, NULL, NULL
 
+/* Each entry: name, summary, element type, launcher, supports (NULL: any
+ * product), rank; the tiling (block m n k, warp m n, thread m n, threads);
+ * wants_aligned, how it walks K, takes_scratch; cc_min, cc_max, smem. */
 static const tb_kernel_info tb_kernels[] = {
-    {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C",
-     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_TILED16,
-     TB_FP32},
-    /* Small products (tb_kernel_small_for), whatever their shape; its K
-     * split takes scratch. */
+    {"tiled16", "seed: 16x16 shared-memory tiles, one thread per element of C", TB_F32,
+     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, TB_K_WHOLE, 0, 80, 0,
+     TB_SMEM_TILED16},
+    /* Small products (tb_kernel_small), whatever their shape; its K split
+     * takes scratch. */
     {"small", "small products: 32x32 tiles, 4x4 register micro-tiles, K split across the grid",
-     tb_launch_small, NULL, 5, 32, 32, 32, 0, 0, 4, 4, 64, 0, 1, 80, 0, TB_SMEM_SMALL, TB_FP32},
-    {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem",
-     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_REGBLOCK,
-     TB_FP32},
-    {"warptile", "warp tiles (64x32), double-buffered smem, one barrier per K slice",
-     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0, 0, 80, 0, TB_SMEM_WARPTILE,
-     TB_FP32},
+     TB_F32, tb_launch_small, NULL, 5, 32, 32, 32, 0, 0, 4, 4, 64, 0, TB_K_OWN, 1, 80, 0,
+     TB_SMEM_SMALL},
+    {"regblock", "128x128 tiles, 8x8 register micro-tiles, 128-bit loads, padded smem", TB_F32,
+     tb_launch_regblock, NULL, 10, 128, 128, 8, 0, 0, 8, 8, 256, 0, TB_K_WHOLE, 0, 80, 0,
+     TB_SMEM_REGBLOCK},
+    {"warptile", "warp tiles (64x32), double-buffered smem, one barrier per K slice", TB_F32,
+     tb_launch_warptile, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 0, TB_K_WHOLE, 0, 80, 0,
+     TB_SMEM_WARPTILE},
     /* The tensor-core kernels: threads/thread_m/thread_n describe the
      * 128-row variant (the launcher takes 64-row tiles, 128 threads, when
      * 128-row tiles would leave SMs idle). A thread holds 4 accumulators
      * of each of the warp's 4x4 m16n8 tiles; thread_m x thread_n = 8 x 8
      * counts them the way the SIMT kernels do. */
     {"tf32x3", "tensor cores, 3xTF32 error-compensated (fp32 accuracy), 4-stage cp.async",
-     tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32,
-     TB_FP32},
+     TB_F32, tb_launch_tf32x3, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0, 80,
+     0, TB_SMEM_TF32},
     {"tf32x3-tcacc", "as tf32x3 but every sum in the tensor-core accumulator (truncating adds)",
-     tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32,
-     TB_FP32},
+     TB_F32, tb_launch_tf32x3_tcacc, NULL, 15, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS,
+     0, 80, 0, TB_SMEM_TF32},
     /* Hopper only (compute capability 9.0; supports() says so): wgmma fed
      * by TMA, 128x128 tiles of two consumer warpgroups (64x128 each), one
      * producer warpgroup, persistent grid; thread_m x thread_n counts a
@@ -125,40 +140,105 @@ static const tb_kernel_info tb_kernels[] = {
      * 64x128 tiles, plain loads, the readable version. */
     {"wgmma", "Hopper wgmma + TMA, 3xTF32 split by a pre-pass or in shared memory (by cost), "
                "warp-specialised, persistent, split K",
-     tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
-     TB_SMEM_WGMMA, TB_FP32},
+     TB_F32, tb_launch_wgmma, tb_wgmma_supports, 50, 128, 128, 32, 64, 128, 8, 8, 384, 0,
+     TB_K_OWN, 1, 90, 90, TB_SMEM_WGMMA},
     {"wgmma-1p", "as wgmma, one partial accumulator: each slice waited for before its fold",
-     tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
-     TB_SMEM_WGMMA, TB_FP32},
+     TB_F32, tb_launch_wgmma_1p, tb_wgmma_supports, 11, 128, 128, 32, 64, 128, 8, 8, 384, 0,
+     TB_K_OWN, 1, 90, 90, TB_SMEM_WGMMA},
     {"wgmma-insplit", "as wgmma, always the split in shared memory from raw TMA tiles (no pre-pass)",
-     tb_launch_wgmma_insplit, tb_wgmma_supports, 45, 128, 128, 32, 64, 128, 8, 8, 384, 0, 1, 90, 90,
-     TB_SMEM_WGMMA_INSPLIT, TB_FP32},
+     TB_F32, tb_launch_wgmma_insplit, tb_wgmma_supports, 45, 128, 128, 32, 64, 128, 8, 8, 384,
+     0, TB_K_OWN, 1, 90, 90, TB_SMEM_WGMMA_INSPLIT},
     {"wgmma-simple", "Hopper wgmma, 3xTF32, one warpgroup, plain loads (step 4a, readable)",
-     tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8, 128, 0, 1,
-     90, 90, TB_SMEM_WGMMA_SIMPLE, TB_FP32},
+     TB_F32, tb_launch_wgmma_simple, tb_wgmma_simple_supports, 12, 64, 128, 32, 64, 128, 8, 8,
+     128, 0, TB_K_WHOLE, 1, 90, 90, TB_SMEM_WGMMA_SIMPLE},
     /* Plain TF32 is ~150x less accurate than fp32: opt-in by name only. */
     {"tf32-fast", "OPT-IN, NOT fp32-accurate: plain 1xTF32 tensor cores (~1e-4 relative error)",
-     tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_TF32,
-     TB_FP32},
-    /* Double precision (dtype TB_F64, dlaunch): the seed first, then the
-     * progression; ranks compare within a type only. dmma's tiling fields
-     * describe its 128-row variant, as tf32x3's do. */
-    {"dtiled16", "fp64 seed: 16x16 shared-memory tiles, one thread per element of C", NULL, NULL,
-     0, 16, 16, 16, 0, 0, 1, 1, 256, 0, 0, 80, 0, TB_SMEM_DTILED16, TB_F64, tb_launch_dtiled16,
-     NULL},
+     TB_F32, tb_launch_tf32_fast, NULL, -10, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
+     80, 0, TB_SMEM_TF32},
+    /* Double precision: the seed first, then the progression; ranks compare
+     * within a type only. dmma's tiling fields describe its 128-row
+     * variant, as tf32x3's do. */
+    {"dtiled16", "fp64 seed: 16x16 shared-memory tiles, one thread per element of C", TB_F64,
+     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, TB_K_WHOLE, 0, 80, 0,
+     TB_SMEM_DTILED16},
     {"dsmall", "fp64 small products: 32x32 tiles, 4x4 register micro-tiles, K split across the grid",
-     NULL, NULL, 5, 32, 32, 32, 0, 0, 4, 4, 64, 0, 1, 80, 0, TB_SMEM_DSMALL, TB_F64,
-     tb_launch_dsmall, NULL},
+     TB_F64, tb_launch_small, NULL, 5, 32, 32, 32, 0, 0, 4, 4, 64, 0, TB_K_OWN, 1, 80, 0,
+     TB_SMEM_DSMALL},
     {"dmma", "fp64 tensor cores: mma.sync f64, double-buffered fragments, cp.async pipeline",
-     NULL, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
-     tb_launch_dmma, NULL},
+     TB_F64, tb_launch_dmma, NULL, 40, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0, 80, 0,
+     TB_SMEM_DMMA},
     {"dmma-k16", "as dmma with m16n8k16 steps, no fragment double buffer, K slices of 16",
-     NULL, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
-     tb_launch_dmma_k16, NULL},
-    {"dmma-884", "the m16n8k16 step loop with Ampere's m8n8k4 on every GPU (eight per step)", NULL,
-     NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, 0, 80, 0, TB_SMEM_DMMA, TB_F64,
-     tb_launch_dmma_884, NULL},
+     TB_F64, tb_launch_dmma_k16, NULL, 20, 128, 128, 16, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
+     80, 0, TB_SMEM_DMMA},
+    {"dmma-884", "the m16n8k16 step loop with Ampere's m8n8k4 on every GPU (eight per step)",
+     TB_F64, tb_launch_dmma_884, NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
+     80, 0, TB_SMEM_DMMA},
 };
+
+/* ---- the numbers of each element type ----------------------------------- */
+
+/* Below this K stays whole for the TB_K_PARTS kernels (tb_split_parts);
+ * a product that the GPU's best kernel declines then goes to the small
+ * kernel (tb_kernel_pick), as does an fp64 one of few blocks
+ * (tb_kernel_small). */
+#define TB_NO_SPLIT_FLOPS (2.0 * 768 * 768 * 768)
+
+/* One row per element type: what its rules below read.
+ *
+ * The small kernel (gemm_05_small.cu), tb_kernel_small: products up to
+ * small_flops, and those under TB_NO_SPLIT_FLOPS whose 64 x 128 tiles
+ * would make fewer than small_blocks blocks (0: no such rule). 32 x 32
+ * tiles and K cut across the grid give a 256^3 product a few hundred
+ * blocks, where the tensor-core kernels' 128 x 128 tiles give 4 of the 132
+ * SMs work and each walks all of K: a product this small is a chain of
+ * latencies, and more blocks in parallel shorten it.
+ *   fp32, bench_kernels on the H200 (device buffers, ms, small against the
+ *   best tensor-core kernel): 256^3 0.015 against 0.025, 450^3 0.027
+ *   against 0.051, 64x64x2048 0.016 against 0.146, 96x96x8192 0.025
+ *   against 0.207 (split K); the tensor cores win from about 2.2e8 flops
+ *   where their grid fills the GPU (600^3 0.030 against 0.041).
+ *   fp64, dsmall against dmma on the H200 (bench_kernels --dtype double):
+ *   the small kernel wins up to 256^3 and wherever dmma's 64 x 128 tiles
+ *   leave it under 16 blocks: 64x64x2048 0.036 against 0.158 (96x96x8192),
+ *   300x100x2000 0.033 against 0.160, 200x200x4000 (3.2e8 flops) 0.065
+ *   against 0.322; dmma wins from 512^3 (32 blocks, 0.035 against 0.052).
+ *   From TB_NO_SPLIT_FLOPS up dmma's K is cut into parts (tb_split_parts).
+ *
+ * K in parts for the TB_K_PARTS kernels (tf32x3's tiling in fp32, dmma's
+ * in fp64: 128-row tiles, or 64-row tiles two per SM when 128-row ones
+ * would not give every SM a tile), tb_split_parts: split_price is the
+ * price of the partial C's per part, over k (S partial C's written and
+ * read back against 2mnk flops: fp32 8 S mn bytes at ~3 TB/s against ~50
+ * TFLOP/s, about 67 S / k of the product's time; fp64 16 S mn bytes
+ * against ~55 TFLOP/s, 147 S / k), split_full the most parts of a grid of
+ * at least one wave of 128-row tiles, and split_score_all whether grids
+ * of 64-row tiles are scored like those (1) or cut by the fill rule (0,
+ * see tb_split_parts). */
+typedef struct tb_type_rules {
+    size_t size;           /* bytes of an element */
+    double small_flops;
+    int small_blocks;
+    double split_price;
+    int split_full;
+    int split_score_all;
+} tb_type_rules;
+
+static const tb_type_rules tb_types[TB_DTYPES] = {
+    [TB_F32] = {4, 2.2e8, 0, 67.0, 4, 0},
+    [TB_F64] = {8, 4e7, 16, 147.0, TB_MAX_PARTS, 1},
+};
+
+static const tb_type_rules *tb_rules(tb_dtype t)
+{
+    return &tb_types[(unsigned)t < TB_DTYPES ? t : TB_F32];
+}
+
+size_t tb_dtype_size(tb_dtype t)
+{
+    return tb_rules(t)->size;
+}
+
+/* ---- the list ------------------------------------------------------------- */
 
 const tb_kernel_info *tb_kernel_list(int *count)
 {
@@ -193,42 +273,14 @@ int tb_kernel_in_list(const char *name, const char *list)
     return 0;
 }
 
-/* Small products go to the small kernel (gemm_05_small.cu): 32 x 32 tiles
- * and K cut across the grid give a 256^3 product a few hundred blocks, where
- * the tensor-core kernels' 128 x 128 tiles give 4 of the 132 SMs work and
- * each walks all of K: a product this small is a chain of latencies, and
- * more blocks in parallel shorten it. bench_kernels on the H200 (device
- * buffers, ms, small against the best tensor-core kernel): 256^3 0.015
- * against 0.025, 450^3 0.027 against 0.051, 64x64x2048 0.016 against
- * 0.146, 96x96x8192 0.025 against 0.207 (split K); the tensor cores win
- * from about 2.2e8 flops where their grid fills the GPU (600^3 0.030
- * against 0.041). */
-#define TB_SMALL_MAX_FLOPS 2.2e8
-/* fp64, dsmall against dmma on the H200 (bench_kernels --dtype double):
- * the small kernel wins up to 256^3 and wherever dmma's 64 x 128 tiles
- * leave it under 16 blocks: 64x64x2048 0.036 against 0.158 (96x96x8192),
- * 300x100x2000 0.033 against 0.160, 200x200x4000 (3.2e8 flops) 0.065
- * against 0.322; dmma wins from 512^3 (32 blocks, 0.035 against 0.052).
- * From TB_NO_SPLIT_FLOPS up dmma splits K itself (kernels/run.cu). */
-#define TB_DSMALL_MAX_FLOPS 4e7
-#define TB_DSMALL_FEW_BLOCKS 16
-/* Below this the tensor-core kernels other than wgmma never split K
- * (tb_split_parts, tb_dsplit_parts). */
-#define TB_NO_SPLIT_FLOPS (2.0 * 768 * 768 * 768)
+/* ---- which kernel ----------------------------------------------------------- */
 
-int tb_kernel_small(int m, int n, int k)
+int tb_kernel_small(tb_dtype t, int m, int n, int k)
 {
-    return 2.0 * m * (double)n * k <= TB_SMALL_MAX_FLOPS;
-}
-
-int tb_kernel_small_for(tb_dtype t, int m, int n, int k)
-{
-    if (t == TB_F32)
-        return tb_kernel_small(m, n, k);
+    const tb_type_rules *r = tb_rules(t);
     const double flops = 2.0 * m * (double)n * k;
     const long long blocks64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
-    return flops <= TB_DSMALL_MAX_FLOPS ||
-           (flops < TB_NO_SPLIT_FLOPS && blocks64 < TB_DSMALL_FEW_BLOCKS);
+    return flops <= r->small_flops || (flops < TB_NO_SPLIT_FLOPS && blocks64 < r->small_blocks);
 }
 
 /* The small-product kernel of type t (gemm_05_small.cu). */
@@ -237,7 +289,7 @@ static const tb_kernel_info *tb_small(tb_dtype t)
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n);
     for (int i = 0; i < n; i++)
-        if (t == TB_F64 ? k[i].dlaunch == tb_launch_dsmall : k[i].launch == tb_launch_small)
+        if (k[i].dtype == t && k[i].launch == tb_launch_small)
             return &k[i];
     return &k[0];
 }
@@ -269,63 +321,52 @@ int tb_kernel_fits_here(const tb_kernel_info *k)
     return tb_device_caps(dev, &major, &minor, &smem) && tb_kernel_fits(k, major, minor, smem);
 }
 
-/* Whether k's supports() or dsupports() accepts the product (args: a
- * tb_gemm_args for an fp32 kernel, a tb_dgemm_args for an fp64 one; NULL:
- * not asked). */
-static int tb_supported(const tb_kernel_info *k, const void *args)
+/* Whether k's supports() accepts g (NULL: not asked). */
+static int tb_supported(const tb_kernel_info *k, const tb_gemm *g)
 {
-    if (!args)
-        return 1;
-    if (k->dtype == TB_F64)
-        return !k->dsupports || k->dsupports((const tb_dgemm_args *)args);
-    return !k->supports || k->supports((const tb_gemm_args *)args);
+    return !g || !k->supports || k->supports(g);
 }
 
 /* The highest rank among the kernels of type t that fit the GPU, take
- * scratch only when scratch_ok, and accept args (NULL: their supports() are
+ * scratch only when scratch_ok, and accept g (NULL: their supports() are
  * not asked). */
-static const tb_kernel_info *tb_best(tb_dtype t, const void *args, int major, int minor, int smem,
+static const tb_kernel_info *tb_best(tb_dtype t, const tb_gemm *g, int major, int minor, int smem,
                                      int scratch_ok)
 {
     int n;
     const tb_kernel_info *k = tb_kernel_list(&n), *best = NULL;
     for (int i = 0; i < n; i++)
         if (k[i].dtype == t && tb_kernel_fits(&k[i], major, minor, smem) &&
-            (scratch_ok || !k[i].takes_scratch) && tb_supported(&k[i], args) &&
+            (scratch_ok || !k[i].takes_scratch) && tb_supported(&k[i], g) &&
             (!best || k[i].rank > best->rank))
             best = &k[i];
     return best;
 }
 
-const tb_kernel_info *tb_kernel_default_for(tb_dtype t, int major, int minor, int smem_optin)
+const tb_kernel_info *tb_kernel_default(tb_dtype t, int major, int minor, int smem_optin)
 {
     return tb_best(t, NULL, major, minor, smem_optin, 1);
 }
 
-const tb_kernel_info *tb_kernel_default_on(int major, int minor, int smem_optin)
+const tb_kernel_info *tb_kernel_pick(const tb_gemm *g, int scratch_ok)
 {
-    return tb_kernel_default_for(TB_F32, major, minor, smem_optin);
-}
-
-static const tb_kernel_info *tb_pick(tb_dtype t, const void *args, int m, int n, int k,
-                                     int scratch_ok)
-{
+    const tb_dtype t = g->dtype;
     int dev, major, minor, smem;
     const tb_kernel_info *best = NULL;
     /* Both support every call; the small kernel's split takes scratch. */
-    if (tb_kernel_small_for(t, m, n, k))
+    if (tb_kernel_small(t, g->m, g->n, g->k))
         return scratch_ok ? tb_small(t) : tb_seed(t);
     if (cudaGetDevice(&dev) != cudaSuccess)
         cudaGetLastError();
     else if (tb_device_caps(dev, &major, &minor, &smem)) {
-        best = tb_best(t, args, major, minor, smem, scratch_ok);
+        best = tb_best(t, g, major, minor, smem, scratch_ok);
         /* The GPU's best kernel declined a product too small for its grid
          * (wgmma: under a quarter of a wave of work units,
          * tb_wgmma_supports) and the next would not split K: the small
          * kernel's many blocks serve it better. H200, fp32: 512^3 0.028
          * ms against tf32x3's 0.039, 256x1024x512 0.028 against 0.038. */
         if (best && scratch_ok && best != tb_best(t, NULL, major, minor, smem, 1) &&
-            2.0 * m * (double)n * k < TB_NO_SPLIT_FLOPS)
+            2.0 * g->m * (double)g->n * g->k < TB_NO_SPLIT_FLOPS)
             best = tb_small(t);
     }
     /* Nothing fits (a GPU older than the build, or CUDA cannot say): the
@@ -333,89 +374,10 @@ static const tb_kernel_info *tb_pick(tb_dtype t, const void *args, int m, int n,
     return best ? best : tb_seed(t);
 }
 
-const tb_kernel_info *tb_kernel_pick(const tb_gemm_args *args)
-{
-    return tb_pick(TB_F32, args, args->m, args->n, args->k, 1);
-}
-
-const tb_kernel_info *tb_kernel_pick_no_scratch(const tb_gemm_args *args)
-{
-    return tb_pick(TB_F32, args, args->m, args->n, args->k, 0);
-}
-
-const tb_kernel_info *tb_dkernel_pick(const tb_dgemm_args *args)
-{
-    return tb_pick(TB_F64, args, args->m, args->n, args->k, 1);
-}
-
-const tb_kernel_info *tb_dkernel_pick_no_scratch(const tb_dgemm_args *args)
-{
-    return tb_pick(TB_F64, args, args->m, args->n, args->k, 0);
-}
-
-/* ---- the generic product of src/ (tb_gemm) ------------------------------ */
-
-size_t tb_dtype_size(tb_dtype t)
-{
-    return t == TB_F64 ? sizeof(double) : sizeof(float);
-}
-
-/* g as the typed arguments of its element type: an fp32 call's alpha and
- * beta go back to float (exact: they came from float). */
-static tb_gemm_args tb_sargs(const tb_gemm *g)
-{
-    tb_gemm_args a = {g->m, g->n, g->k, g->transa, g->transb, (float)g->alpha, (float)g->beta,
-                      (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float *)g->C,
-                      g->ldc};
-    return a;
-}
-
-static tb_dgemm_args tb_dargs(const tb_gemm *g)
-{
-    tb_dgemm_args a = {g->m, g->n, g->k, g->transa, g->transb, g->alpha, g->beta,
-                       (const double *)g->A, g->lda, (const double *)g->B, g->ldb,
-                       (double *)g->C, g->ldc};
-    return a;
-}
-
-const tb_kernel_info *tb_kernel_choose(const tb_gemm *g, int scratch_ok)
-{
-    if (g->dtype == TB_F64) {
-        const tb_dgemm_args a = tb_dargs(g);
-        return tb_pick(TB_F64, &a, a.m, a.n, a.k, scratch_ok);
-    }
-    const tb_gemm_args a = tb_sargs(g);
-    return tb_pick(TB_F32, &a, a.m, a.n, a.k, scratch_ok);
-}
-
 int tb_kernel_accepts(const tb_kernel_info *k, const tb_gemm *g)
 {
-    if (!k || k->dtype != g->dtype || !tb_kernel_fits_here(k))
-        return 0;
-    if (g->dtype == TB_F64) {
-        const tb_dgemm_args a = tb_dargs(g);
-        return k->dlaunch && tb_supported(k, &a);
-    }
-    const tb_gemm_args a = tb_sargs(g);
-    return k->launch && tb_supported(k, &a);
-}
-
-/* g with kern (NULL: the preferred kernel), through tb_gemm_run /
- * tb_dgemm_run (kernels/run.cu) or, whole, the kernel's launcher alone. A
- * kernel of the other element type is refused. */
-cudaError_t tb_gemm_launch(const tb_gemm *g, const tb_kernel_info *kern, int whole,
-                           cudaStream_t stream)
-{
-    if (!kern)
-        kern = tb_kernel_choose(g, 1);
-    if (!kern || kern->dtype != g->dtype)
-        return cudaErrorInvalidValue;
-    if (g->dtype == TB_F64) {
-        const tb_dgemm_args a = tb_dargs(g);
-        return whole ? kern->dlaunch(&a, stream) : tb_dgemm_run(&a, kern, stream);
-    }
-    const tb_gemm_args a = tb_sargs(g);
-    return whole ? kern->launch(&a, stream) : tb_gemm_run(&a, kern, stream);
+    return k && k->dtype == g->dtype && tb_kernel_fits_here(k) && k->launch &&
+           tb_supported(k, g);
 }
 
 int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_optin)
@@ -430,60 +392,189 @@ int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_o
     const tb_kernel_info *all = tb_kernel_list(&n);
     for (int i = 0; i < n; i++) {
         const tb_kernel_info *o = &all[i];
-        const int takes_all = o->dtype == TB_F64 ? !o->dsupports : !o->supports;
-        if (o != k && o->dtype == k->dtype && o->rank > k->rank && takes_all &&
+        if (o != k && o->dtype == k->dtype && o->rank > k->rank && !o->supports &&
             tb_kernel_fits(o, major, minor, smem_optin))
             return 0;
     }
     return 1;
 }
 
-/* CUDA loads a kernel's code at its first launch (lazy loading, the
- * default), so the first call that launches a kernel pays for it as well;
- * a route measured on that call looks slower than it is. Launching each
- * kernel the default pick can return on this GPU on a 1 x 1 x 1 product
- * loads them ahead (the start thread does, before any call is measured):
- * twice, with rows one element apart and with rows 16 bytes apart, since a
- * kernel may take another path for rows it can read whole (wgmma splits
- * such operands in shared memory, the others in a pre-pass). Stops early
- * once *stop is set (a process exiting does not wait for the rest).
- * Returns the first launch error, or cudaSuccess. */
-cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
+/* ---- how the runtime runs it -------------------------------------------- */
+
+/* Aligned copies (wants_aligned kernels). The tensor-core kernels feed
+ * shared memory with 16-byte cp.async copies, which need every row of the
+ * operand to start on a 16-byte boundary. A stride like 4097 floats puts
+ * consecutive rows 4 bytes apart modulo 16, so the kernel falls back to four
+ * times as many 4-byte copies and loses about 30% (docs/kernels.md). Copying
+ * the operand once into a buffer whose stride is a multiple of 32 elements
+ * costs one read and one write of it at memory bandwidth (about 0.04 ms for
+ * 4097 x 4097 floats on the H200), while the GEMM reads every element of A
+ * once per column of tiles and every element of B once per row of tiles.
+ * So the copy pays when the operand is re-read a few times: when the tiles
+ * of C that read each element of op(A) (the column tiles) or of op(B) (the
+ * row tiles), with 128 x 128 tiles, are 4 or more. Below 2 * 384^3 flops
+ * the kernel is launch-bound and the extra launches are not worth it. */
+static int tb_want_copy(const tb_gemm *g, int which)
 {
-    int dev, major, minor, smem;
-    if (cudaGetDevice(&dev) != cudaSuccess || !tb_device_caps(dev, &major, &minor, &smem))
-        return cudaGetLastError();
-    enum { ROW = 16 };   /* bytes: A at 0, B at ROW, C at 2 ROW */
-    char *buf = NULL;
-    cudaError_t e = cudaMalloc((void **)&buf, 3 * ROW);
-    if (e != cudaSuccess)
-        return e;
-    e = cudaMemsetAsync(buf, 0, 3 * ROW, stream);
-    int n;
-    const tb_kernel_info *k = tb_kernel_list(&n);
-    for (int i = 0; i < n && e == cudaSuccess && !__atomic_load_n(stop, __ATOMIC_ACQUIRE); i++) {
-        if (!tb_kernel_pickable(&k[i], major, minor, smem))
-            continue;
-        for (int whole = 0; whole < 2 && e == cudaSuccess; whole++) {
-            if (k[i].dtype == TB_F64) {
-                const size_t ld = whole ? ROW / sizeof(double) : 1;
-                const double *d = (const double *)buf;
-                const tb_dgemm_args g = {1, 1, 1, 0, 0, 1.0, 0.0, d, ld, d + ld, ld, (double *)d + 2 * ld, ld};
-                e = k[i].dlaunch(&g, stream);
-            } else {
-                const size_t ld = whole ? ROW / sizeof(float) : 1;
-                const float *f = (const float *)buf;
-                const tb_gemm_args g = {1, 1, 1, 0, 0, 1.0f, 0.0f, f, ld, f + ld, ld, (float *)f + 2 * ld, ld};
-                e = k[i].launch(&g, stream);
-            }
+    const double flops = 2.0 * g->m * (double)g->n * g->k;
+    if (flops < 2.0 * 384 * 384 * 384)
+        return 0;
+    const int reuse = which == 0 ? (g->n + 127) / 128 : (g->m + 127) / 128;
+    return reuse >= 4;
+}
+
+/* Split K.
+ *
+ * A grid that fills the GPU badly wastes it: 1537^3 makes 169 tiles of
+ * 128 x 128 for 132 SMs, so the second wave runs 37 tiles while 95 SMs wait
+ * (64% of the machine used). Splitting K into S parts gives S times the
+ * tiles, each with K/S of the work: 507 tiles for 528 slots, 96% used. The
+ * parts are independent GEMMs (op(A) and op(B) offset along K, alpha 1,
+ * beta 0) into S scratch copies of C, launched on S streams so that their
+ * tiles share the SMs; one more kernel adds them up and applies alpha and
+ * beta (C is read only when beta != 0). The price: the partial C's written
+ * and read back (tb_types' split_price). */
+
+/* Share of the slots a grid of `blocks` keeps busy: blocks / (waves x slots). */
+static double tb_fill(long long blocks, long long slots)
+{
+    return (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
+}
+
+/* K is cut into slices of tb_split_slice(k, parts) (a multiple of 32: aligned
+ * rows stay aligned); rounding up can leave the last parts with no K at all
+ * (256 x 256 x 8193 in 32 parts: slices of 288, parts 29-31 empty), so
+ * tb_split_fit keeps only as many parts as the slices need. */
+static int tb_split_slice(int k, int parts)
+{
+    return (int)(((size_t)((k + parts - 1) / parts) + 31) & ~(size_t)31);
+}
+
+static int tb_split_fit(int k, int parts)
+{
+    while (parts > 1 && (long long)(parts - 1) * tb_split_slice(k, parts) >= k)
+        parts--;
+    return parts;
+}
+
+/* The scoring the split plans share: of 2 .. max_parts parts, each at
+ * least 256 deep, the count that keeps the largest share of `slots` busy
+ * over the waves of parts x tiles blocks, after the partials' price (price
+ * x parts / k of the product's time); taken only when it beats the whole
+ * grid by 15%, and fitted so that no part is empty. 1: stay whole. */
+static int tb_best_parts(long long tiles, long long slots, int k, int max_parts, double price)
+{
+    const double base = tb_fill(tiles, slots);
+    double best = base;
+    int pick = 1;
+    for (int parts = 2; parts <= max_parts && k / parts >= 256; parts++) {
+        const double score = tb_fill(parts * tiles, slots) / (1.0 + price * parts / k);
+        if (score > best) {
+            best = score;
+            pick = parts;
         }
     }
-    /* The split sum that the small kernel's split launches (run.cu), for
-     * each element type, on one element. */
-    for (int t = TB_F32; t <= TB_F64 && e == cudaSuccess; t++)
-        e = tb_run_split_sum((tb_dtype)t, buf, 1, 1, 1, 1, 1, 1.0, 0.0, buf + ROW, 1, stream);
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(stream);
-    cudaFree(buf);
-    return e;
+    return best > 1.15 * base ? tb_split_fit(k, pick) : 1;   /* a clear gain only */
+}
+
+/* The number of parts to split K into for an m x n x k product of type t
+ * on a GPU of `sms` SMs (1: do not split); every part gets some of K, all
+ * but the last at least 256.
+ * Grids of at least one wave of 128-row tiles are scored (tb_best_parts,
+ * at most split_full parts). Grids under a wave run 64-row tiles, two
+ * blocks per SM:
+ *   split_score_all 1 (fp64): scored the same way, counting two slots per
+ *   SM, at most TB_MAX_PARTS parts. 1025 x 1025 x 8192 (153 blocks of
+ *   64 x 128 for 264 slots, 58%) runs in 5 parts (765 blocks, 97%);
+ *   768 x 768 x 16384 (72 blocks, 27%) in 11.
+ *   split_score_all 0 (fp32): whole, unless they fill at most half the
+ *   SMs. With one 4-warp block on nearly every SM tf32x3 ran 1024 at
+ *   106-109% of cuBLAS, and split in three it measured 95%; the parts'
+ *   extra launches weigh at 0.1 ms. A small output with a long K
+ *   (256 x 256 x 65536: 8 blocks of 64 x 128 for 132 SMs) leaves nearly
+ *   all of the GPU idle, and no tiling fixes that: K is cut into parts of
+ *   at least 256 until there are about two blocks per SM, at most
+ *   TB_MAX_PARTS parts (the last part may be shorter). */
+int tb_split_parts(tb_dtype t, int m, int n, int k, int sms)
+{
+    const tb_type_rules *r = tb_rules(t);
+    const double flops = 2.0 * m * (double)n * k;
+    if (flops < TB_NO_SPLIT_FLOPS || k < 512 || sms <= 0)
+        return 1;
+    const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    const long long t64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
+    if (t128 >= sms)
+        return tb_best_parts(t128, sms, k, r->split_full, r->split_price);
+    if (r->split_score_all)
+        return tb_best_parts(t64, 2LL * sms, k, TB_MAX_PARTS, r->split_price);
+    if (2 * t64 > sms)
+        return 1;
+    long long parts = 2LL * sms / t64;
+    if (parts > k / 256)
+        parts = k / 256;
+    if (parts > TB_MAX_PARTS)
+        parts = TB_MAX_PARTS;
+    return parts >= 2 ? tb_split_fit(k, (int)parts) : 1;
+}
+
+/* The same for the wgmma kernel (sgemm_04_wgmma.cu), which splits K inside
+ * its own persistent grid: a work unit is one 128 x 128 tile and one range
+ * of 32-deep K slices, and a sum kernel adds the units' partial tiles.
+ * Scored as above with that kernel's price: the partials, 8 S mn bytes
+ * (written, then read by the sum) at ~3 TB/s, against 2mnk flops at ~125
+ * TFLOP/s, are about 167 S / k of the product's time. At most TB_MAX_PARTS
+ * parts, each at least 256 deep; a clear gain (15%) only; no part empty
+ * (the kernel gives each part ceil(slices / S) slices of 32, the last one
+ * the rest: tb_split_slice's rounding). 768 x 768 x 16384 (36 tiles for
+ * 132 SMs) runs in 11 parts (396 units, 3 full waves). */
+int tb_wgmma_parts(int m, int n, int k, int sms)
+{
+    if (m <= 0 || n <= 0 || k < 512 || sms <= 0)
+        return 1;
+    const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    return tb_best_parts(tiles, sms, k, TB_MAX_PARTS, 167.0);
+}
+
+/* The wgmma kernel's last wave: a grid of T = w S + r tiles on S SMs (w >=
+ * 1, 0 < r < S) runs w full waves and then r tiles, the other S - r SMs
+ * idle for a tile's time. Those r tiles run in q parts along K instead, q
+ * = S / r (at most TB_MAX_PARTS, each part at least 64 deep, none empty),
+ * so that the last wave takes about 1/q of a tile's time; their partials,
+ * q r tiles of 64 KB written and read back once, are small beside a wave.
+ * 777 x 9999 x 333 (553 tiles on 132 SMs: 4 waves and 25 tiles) runs its
+ * last 25 in 4 parts, 8192^3 (31 waves and 4) its last 4 in 32; 4096^3 (7
+ * waves and 100) stays whole. 1: no split. For grids that tb_wgmma_parts
+ * leaves whole. */
+int tb_wgmma_tail_parts(int m, int n, int k, int sms)
+{
+    if (m <= 0 || n <= 0 || k <= 0 || sms <= 0)
+        return 1;
+    const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    const long long r = tiles % sms;
+    if (tiles < sms || r == 0)
+        return 1;
+    long long q = sms / r;
+    if (q > k / 64)
+        q = k / 64;
+    if (q > TB_MAX_PARTS)
+        q = TB_MAX_PARTS;
+    return q >= 2 ? tb_split_fit(k, (int)q) : 1;
+}
+
+tb_run_plan tb_kernel_plan(const tb_kernel_info *k, const tb_gemm *g, int sms)
+{
+    tb_run_plan p = {0, 0, 1, g->k};
+    if (g->m <= 0 || g->n <= 0 || g->k <= 0 || (g->alpha.re == 0.0 && g->alpha.im == 0.0))
+        return p;   /* A and B are not read: nothing to copy or cut */
+    const size_t es = tb_dtype_size(g->dtype);
+    if (k->wants_aligned) {
+        p.pack_a = !tb_rows16(g->A, g->lda, es) && tb_want_copy(g, 0);
+        p.pack_b = !tb_rows16(g->B, g->ldb, es) && tb_want_copy(g, 1);
+    }
+    if (k->ksplit == TB_K_PARTS) {
+        p.parts = tb_split_parts(g->dtype, g->m, g->n, g->k, sms);
+        if (p.parts > 1)
+            p.slice = tb_split_slice(g->k, p.parts);
+    }
+    return p;
 }

@@ -119,9 +119,10 @@ tb_regblock_kernel(tb_gemm_args g, int vec_a, int vec_b, int vec_c, int nblk_n)
     }
 }
 
-extern "C" cudaError_t tb_launch_regblock(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_regblock(const tb_gemm *g, cudaStream_t stream)
 {
     static const tb_tile_kernel kern[4] = {tb_regblock_kernel<0, 0>, tb_regblock_kernel<0, 1>,
                                            tb_regblock_kernel<1, 0>, tb_regblock_kernel<1, 1>};
-    return tb_launch_tiles(args, BM, BN, NTHREADS, kern, stream);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_launch_tiles(&a, BM, BN, NTHREADS, kern, stream);
 }

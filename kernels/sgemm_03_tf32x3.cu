@@ -288,17 +288,20 @@ static cudaError_t tb_tf32_launch(const tb_gemm_args *args, cudaStream_t stream)
     return tb_tf32_trans<128, PASSES, ACC2>(g, va, vb, vc, dev, stream);
 }
 
-extern "C" cudaError_t tb_launch_tf32x3(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_tf32x3(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_tf32_launch<3, 1>(args, stream);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_tf32_launch<3, 1>(&a, stream);
 }
 
-extern "C" cudaError_t tb_launch_tf32x3_tcacc(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_tf32x3_tcacc(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_tf32_launch<3, 0>(args, stream);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_tf32_launch<3, 0>(&a, stream);
 }
 
-extern "C" cudaError_t tb_launch_tf32_fast(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_tf32_fast(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_tf32_launch<1, 0>(args, stream);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_tf32_launch<1, 0>(&a, stream);
 }

@@ -41,11 +41,31 @@
  * correctly rounded FADD. Within the slice the small-term wgmmas go first
  * (tb_wg_issue says why).
  *
+ * Range. The split loses what TF32's exponent range cannot hold: a small
+ * part under 2^-126 (a subnormal, or nothing), so values under about 2^-102
+ * (1e-31) keep fewer than 22 bits; products under 2^-126 lose theirs; a big
+ * within 2^-12 of FLT_MAX rounds to inf; sums over FLT_MAX overflow. So the
+ * split also finds each operand's largest and smallest nonzero finite
+ * magnitude (R, tb_wg_range_fold), and where an operand lies outside the
+ * range where none of that can happen (tb_wg_shifts) a second pass splits
+ * it again multiplied by the power of two 2^s that brings its largest into
+ * [2^32, 2^33): every product and sum of the scaled operands then lies far
+ * inside the fp32 range, for any K below 2^31. The epilogue multiplies by
+ * alpha 2^-(sa+sb), exactly (powers of two), so that C is rounded once, as
+ * it would be unscaled. Operands inside that range (uniform, randn x
+ * 2^[-12, 12], anything from 2^-102 to 2^48) are split once and unscaled,
+ * as without any of this; 1e-30 times 1e30, subnormals and FLT_MAX come out
+ * as accurate as [-1, 1]. The kernel that splits in shared memory has no
+ * pass to find the range in, so it reads A and B once more first
+ * (tb_wg_range_kernel).
+ *   Within one operand the scale cannot help values 2^134 or more below its
+ * largest (a nonzero x that still scales under 2^-102): their split makes
+ * small NaN, and the results they touch take the exact path below.
+ *
  * inf and NaN: split(inf) gives small = NaN, so such results come out NaN;
  * the epilogue recomputes every NaN result with a plain fp32 dot product
  * from the original operands (the IEEE outcome: inf, or NaN where a NaN or
- * inf - inf really arises). A finite x whose rounding would overflow to inf
- * keeps the truncated big instead.
+ * inf - inf really arises).
  */
 
 #define TB_WG_BM 128      /* rows of C per block tile (two consumer warpgroups x 64) */
@@ -69,13 +89,168 @@ __device__ __forceinline__ uint32_t tb_wg_rna(float x)
     return r;
 }
 
-__device__ __forceinline__ void tb_wg_split(float x, float &big, float &small)
+/* x f = big + small, f = 2^s the scale of x's operand (tb_wg_shift); small =
+ * NaN for a nonzero x that the scale leaves under 2^-102 (the "Range" note
+ * above): the results it touches take the exact path. */
+__device__ __forceinline__ void tb_wg_split(float x, float f, float &big, float &small)
 {
-    float b = __uint_as_float(tb_wg_rna(x));
-    if (isinf(b) && !isinf(x))                 /* rounding overflowed: truncate */
-        b = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-    big = b;
-    small = __uint_as_float(tb_wg_rna(x - b));
+    const float y = x * f;
+    big = __uint_as_float(tb_wg_rna(y));
+    small = __uint_as_float(tb_wg_rna(y - big));
+    if (fabsf(y) < 0x1p-102f && x != 0.f)
+        small = __int_as_float(0x7fc00000);
+}
+
+/* ---- the range of the operands -------------------------------------------
+ *
+ * R (TB_WG_R_WORDS unsigned, zeroed before the pass that fills it): R[0] and
+ * R[1] the bits of op(A)'s and op(B)'s largest finite |x|, R[2] and R[3]
+ * the complements of the bits of their smallest nonzero finite |x|, so that
+ * one atomicMax keeps either and zero means "none seen". The split's first
+ * pass fills it as it splits (tb_split_kernel); the kernel that splits in
+ * shared memory has a pass of its own (tb_wg_range_kernel). */
+#define TB_WG_R_WORDS 4
+#define TB_WG_TOP 32             /* an operand's largest magnitude is scaled into [2^32, 2^33) */
+
+/* x into a thread's running largest (hi) and smallest nonzero (lo) finite
+ * magnitude bits. */
+__device__ __forceinline__ void tb_wg_range_see(float x, unsigned &hi, unsigned &lo)
+{
+    const unsigned v = __float_as_uint(x) & 0x7fffffffu;
+    hi = max(hi, v < 0x7f800000u ? v : 0u);
+    lo = min(lo, v - 1u < 0x7f7fffffu ? v : ~0u);
+}
+
+/* The block's hi and lo of operand z into R: warp, block, then one atomic
+ * each, skipped where R already holds as much (a stale read of R only costs
+ * an atomic). Every thread of the block calls it. */
+__device__ __forceinline__ void tb_wg_range_fold(unsigned hi, unsigned lo, unsigned *R, int z)
+{
+    __shared__ unsigned sh[2][32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    hi = __reduce_max_sync(0xffffffffu, hi);
+    lo = __reduce_min_sync(0xffffffffu, lo);
+    if (lane == 0)
+        sh[0][warp] = hi, sh[1][warp] = lo;
+    __syncthreads();
+    if (warp == 0) {
+        const int nw = blockDim.x / 32;
+        hi = __reduce_max_sync(0xffffffffu, lane < nw ? sh[0][lane] : 0u);
+        lo = __reduce_min_sync(0xffffffffu, lane < nw ? sh[1][lane] : ~0u);
+        const volatile unsigned *seen = R;
+        if (lane == 0 && hi > seen[z])
+            atomicMax(R + z, hi);
+        if (lane == 0 && ~lo > seen[2 + z])
+            atomicMax(R + 2 + z, ~lo);
+    }
+}
+
+/* floor(log2 |x|) of a nonzero finite magnitude's bits mx. */
+__device__ __forceinline__ int tb_wg_exp(unsigned mx)
+{
+    return mx >= 0x00800000u ? (int)(mx >> 23) - 127 : 31 - __clz((int)mx) - 149;
+}
+
+/* The power of two 2^s that brings the largest finite magnitude mx into
+ * [2^TB_WG_TOP, 2^(TB_WG_TOP+1)): s at most 126 (so that 2^s is a float;
+ * an operand of subnormals then reaches 2^-7 or more); 0 for an operand
+ * with no finite nonzero value. */
+__device__ __forceinline__ int tb_wg_shift(unsigned mx)
+{
+    return mx == 0 ? 0 : min(TB_WG_TOP - tb_wg_exp(mx), 126);
+}
+
+/* The shifts of op(A) and op(B) (x, y) from R. None where both operands lie
+ * where the split is exact unscaled: nonzero magnitudes from 2^-102 to 2^48
+ * (no small part under 2^-126, no big part near FLT_MAX, no sum past it for
+ * K < 2^31) and the two largest multiplying to 2^-60 or more (results far
+ * from the bottom of the range). That is the common case, and its result is
+ * bit for bit the unscaled one. Else each operand's largest into [2^32,
+ * 2^33) (tb_wg_shift). */
+__device__ __forceinline__ int2 tb_wg_shifts(const unsigned *R)
+{
+    const unsigned ha = R[0], hb = R[1], la = ~R[2], lb = ~R[3];
+    const unsigned top = 0x57800000u, bottom = 0x0c800000u;   /* 2^48, 2^-102 */
+    if (ha <= top && hb <= top && la >= bottom && lb >= bottom &&
+        (ha == 0 || hb == 0 || tb_wg_exp(ha) + tb_wg_exp(hb) >= -60))
+        return make_int2(0, 0);
+    return make_int2(tb_wg_shift(ha), tb_wg_shift(hb));
+}
+
+__device__ __forceinline__ float tb_wg_pow2(int s) { return __int_as_float((127 + s) << 23); }
+
+/* The range pass of the kernel that splits in shared memory: op(A) and
+ * op(B) as stored (blockIdx.z: A, then B) into R. A warp reads a segment of
+ * TB_WG_RANGE_SEG floats of one stored row, so that a few long rows (256 x
+ * 65536) still spread over the grid. */
+#define TB_WG_RANGE_BLOCKS 128   /* per operand */
+#define TB_WG_RANGE_THREADS 512
+#define TB_WG_RANGE_SEG 1024
+
+typedef struct tb_range_job {
+    const float *src;   /* the operand as stored: rows x cols, rows ld apart */
+    size_t ld;
+    int rows, cols;
+} tb_range_job;
+
+__global__ void __launch_bounds__(TB_WG_RANGE_THREADS)
+tb_wg_range_kernel(tb_range_job a, tb_range_job b, unsigned *R)
+{
+    const int z = blockIdx.z;
+    const float *src = z ? b.src : a.src;
+    const size_t ld = z ? b.ld : a.ld;
+    const int rows = z ? b.rows : a.rows, cols = z ? b.cols : a.cols;
+    const int lane = threadIdx.x % 32, warps = TB_WG_RANGE_THREADS / 32;
+    const int nseg = (cols + TB_WG_RANGE_SEG - 1) / TB_WG_RANGE_SEG;
+    const long long items = (long long)rows * nseg;
+    unsigned hi = 0, lo = ~0u;
+    for (long long it = (long long)blockIdx.x * warps + threadIdx.x / 32; it < items;
+         it += (long long)gridDim.x * warps) {
+        const int r = (int)(it / nseg), c0 = (int)(it - (long long)r * nseg) * TB_WG_RANGE_SEG;
+        const int cend = min(cols, c0 + TB_WG_RANGE_SEG);
+        const float *row = src + (size_t)r * ld;
+        for (int c = c0 + lane; c < cend; c += 8 * 32) {
+            float v[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++)   /* eight loads in flight */
+                v[u] = c + 32 * u < cend ? __ldg(row + c + 32 * u) : 0.f;
+#pragma unroll
+            for (int u = 0; u < 8; u++)
+                tb_wg_range_see(v[u], hi, lo);
+        }
+    }
+    tb_wg_range_fold(hi, lo, R, z);
+}
+
+/* How the epilogue makes alpha times a sum of products from the scaled sum
+ * s: alpha 2^-e s, e the sum of the two shifts, rounded once. as = alpha
+ * 2^-e where that is exact (one multiply, as before any scaling), else in
+ * double. alpha alone: for the exact path, which sums the stored operands. */
+struct tb_wg_out {
+    float as, alpha;
+    int e, exact;
+};
+
+__device__ __forceinline__ tb_wg_out tb_wg_out_make(float alpha, int e)
+{
+    tb_wg_out o;
+    o.alpha = alpha;
+    o.e = e;
+    o.as = ldexpf(alpha, -e);
+    o.exact = ldexpf(o.as, e) == alpha;
+    return o;
+}
+
+/* The unscaling of a kernel's sums, from the range R. */
+__device__ __forceinline__ tb_wg_out tb_wg_out_of(const unsigned *R, float alpha)
+{
+    const int2 s = tb_wg_shifts(R);
+    return tb_wg_out_make(alpha, s.x + s.y);
+}
+
+__device__ __forceinline__ float tb_wg_apply(const tb_wg_out &o, float s)
+{
+    return o.exact ? o.as * s : (float)ldexp((double)o.alpha * (double)s, -o.e);
 }
 
 /* One operand of the pre-pass: dst(r, p) for r < Rp, p < Kp from the stored
@@ -90,52 +265,74 @@ typedef struct tb_split_job {
 
 /* 32 x 32 tiles through shared memory so that both the read (along
  * whichever dimension is contiguous) and the write (along p) are coalesced;
- * the +1 column keeps the transposing accesses off one bank. */
+ * the +1 column keeps the transposing accesses off one bank. Grid-stride
+ * over the tiles (p along x, r along y), each split with the scale f; with
+ * R (the first pass), the block's range of the operand goes into R. */
 template <int TR>
 __device__ __forceinline__ void tb_split_tiles(const tb_split_job &j, int K, int Kp,
-                                               float (*tile)[33])
+                                               float (*tile)[33], float f, unsigned *R, int z)
 {
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-    const int p0 = blockIdx.x * 32;
-    for (int r0 = blockIdx.y * 32; r0 < j.Rp; r0 += gridDim.y * 32) {
+    unsigned hi = 0, lo = ~0u;
+    for (int p0 = blockIdx.x * 32; p0 < Kp; p0 += gridDim.x * 32)
+        for (int r0 = blockIdx.y * 32; r0 < j.Rp; r0 += gridDim.y * 32) {
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            if (!TR) {
-                const int r = r0 + ty + 8 * i, p = p0 + tx;
-                tile[ty + 8 * i][tx] = (r < j.R && p < K) ? j.src[(size_t)r * j.ld + p] : 0.0f;
-            } else {
-                const int p = p0 + ty + 8 * i, r = r0 + tx;
-                tile[tx][ty + 8 * i] = (r < j.R && p < K) ? j.src[(size_t)p * j.ld + r] : 0.0f;
+            for (int i = 0; i < 4; i++) {
+                if (!TR) {
+                    const int r = r0 + ty + 8 * i, p = p0 + tx;
+                    tile[ty + 8 * i][tx] = (r < j.R && p < K) ? j.src[(size_t)r * j.ld + p] : 0.0f;
+                } else {
+                    const int p = p0 + ty + 8 * i, r = r0 + tx;
+                    tile[tx][ty + 8 * i] = (r < j.R && p < K) ? j.src[(size_t)p * j.ld + r] : 0.0f;
+                }
             }
-        }
-        __syncthreads();
+            __syncthreads();
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int r = r0 + ty + 8 * i, p = p0 + tx;
-            float b, s;
-            tb_wg_split(tile[ty + 8 * i][tx], b, s);
-            j.big[(size_t)r * Kp + p] = b;
-            j.small[(size_t)r * Kp + p] = s;
+            for (int i = 0; i < 4; i++) {
+                const int r = r0 + ty + 8 * i, p = p0 + tx;
+                const float x = tile[ty + 8 * i][tx];
+                float b, s;
+                tb_wg_split(x, f, b, s);
+                tb_wg_range_see(x, hi, lo);
+                j.big[(size_t)r * Kp + p] = b;
+                j.small[(size_t)r * Kp + p] = s;
+            }
+            __syncthreads();   /* the tile is refilled by the next one */
         }
-        __syncthreads();   /* the tile is refilled by the next row block */
-    }
+    if (R)
+        tb_wg_range_fold(hi, lo, R, z);
 }
 
 /* Both operands in one launch (blockIdx.z: A, then B), so that a small
- * product does not pay a second launch and a second tail. */
+ * product does not pay a second launch and a second tail. Two passes
+ * (tb_wg_split): the first (redo = 0) splits unscaled and fills R; the
+ * second, launched under its tail, waits for it and splits again, scaled,
+ * the operands that tb_wg_shifts scales, which in the common case is
+ * neither: its blocks then end at once. */
 __global__ void __launch_bounds__(256)
-tb_split_kernel(tb_split_job a, tb_split_job b, int K, int Kp)
+tb_split_kernel(tb_split_job a, tb_split_job b, int K, int Kp, unsigned *R, int redo)
 {
     __shared__ float tile[32][33];
     tb_pdl_trigger();
-    const int z = blockIdx.z;   /* field by field: a dynamic pick of a whole parameter spills */
+    const int z = blockIdx.z;
+    float f = 1.f;
+    if (redo) {
+        tb_pdl_wait();   /* the first pass's arrays and R */
+        const int2 sh = tb_wg_shifts(R);
+        const int s = z ? sh.y : sh.x;
+        if (s == 0)
+            return;
+        f = tb_wg_pow2(s);
+    }
+    /* field by field: a dynamic pick of a whole parameter spills */
     const tb_split_job j = {z ? b.src : a.src, z ? b.ld : a.ld, z ? b.trans : a.trans,
                             z ? b.R : a.R, z ? b.Rp : a.Rp, z ? b.big : a.big,
                             z ? b.small : a.small};
+    unsigned *fill = redo ? nullptr : R;
     if (j.trans)
-        tb_split_tiles<1>(j, K, Kp, tile);
+        tb_split_tiles<1>(j, K, Kp, tile, f, fill, z);
     else
-        tb_split_tiles<0>(j, K, Kp, tile);
+        tb_split_tiles<0>(j, K, Kp, tile, f, fill, z);
 }
 
 /* ---- device helpers (sm_90a) --------------------------------------------- */
@@ -147,6 +344,7 @@ __device__ __noinline__ float tb_wg_dot(const float *A, size_t lda, int ta, cons
                                         size_t ldb, int tb, int k, int i, int j)
 {
     float s = 0.f;
+#pragma unroll 4
     for (int p = 0; p < k; p++) {
         const float a = ta ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
         const float b = tb ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
@@ -169,12 +367,13 @@ __device__ __forceinline__ void tb_wg_tile(int t, int tiles_m, int tiles_n, int 
 }
 
 /* Epilogue of one consumer warpgroup: its 64 x 128 accumulators to C with
- * alpha and beta (beta == 0 never reads C). The m64nNk8 accumulator layout:
+ * alpha and beta (beta == 0 never reads C), unscaled by o. The m64nNk8 accumulator layout:
  * warp w of the warpgroup holds rows 16w..16w+15; lane (g, t) = (lane / 4,
  * lane % 4) holds, for each 8-column group j, the elements (g, 8j + 2t),
  * (g, 8j + 2t + 1), (g + 8, 8j + 2t), (g + 8, 8j + 2t + 1) as acc[4j .. 4j+3]. */
-__device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float acc[64], int row0,
-                                            int col0, int vec_c, int fix_nan)
+__device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const tb_wg_out &o,
+                                            const float acc[64], int row0, int col0, int vec_c,
+                                            int fix_nan)
 {
     const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
     const int gq = lane / 4, tq = lane % 4;
@@ -191,10 +390,12 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
             float v[2];
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                float s = acc[4 * j + 2 * h + e];
+                const float s = acc[4 * j + 2 * h + e];
                 if (fix_nan && s != s && col + e < g.n)   /* NaN: see the inf note above */
-                    s = tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, row, col + e);
-                v[e] = g.alpha * s;
+                    v[e] = g.alpha *
+                           tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb, g.k, row, col + e);
+                else
+                    v[e] = tb_wg_apply(o, s);
             }
             float *c = g.C + (size_t)row * g.ldc + col;
             if (vec_c && col + 1 < g.n) {
@@ -224,8 +425,9 @@ __device__ __forceinline__ void tb_wg_store(const tb_gemm_args &g, const float a
  * row segment at a time, so that each store to C writes 128 contiguous
  * bytes (vec4: C's rows 16-byte aligned, 4 rows of 128 bytes a store). No
  * other warp touches the buffer: __syncwarp is the only ordering. */
-__device__ __forceinline__ void tb_wg_store_staged(const tb_gemm_args &g, const float acc[64],
-                                                   int row0, int col0, int vec4, float *stg)
+__device__ __forceinline__ void tb_wg_store_staged(const tb_gemm_args &g, const tb_wg_out &o,
+                                                   const float acc[64], int row0, int col0, int vec4,
+                                                   float *stg)
 {
     const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
     const int gq = lane / 4, tq = lane % 4, rbase = row0 + 16 * w;
@@ -238,7 +440,7 @@ __device__ __forceinline__ void tb_wg_store_staged(const tb_gemm_args &g, const 
             for (int h = 0; h < 2; h++) {
                 const int i = 4 * (4 * p + jj) + 2 * h;
                 *reinterpret_cast<float2 *>(stg + (gq + 8 * h) * TB_WG_STG_LD + 8 * jj + 2 * tq) =
-                    make_float2(g.alpha * acc[i], g.alpha * acc[i + 1]);
+                    make_float2(tb_wg_apply(o, acc[i]), tb_wg_apply(o, acc[i + 1]));
             }
         __syncwarp();
         if (vec4) {
@@ -316,8 +518,7 @@ __device__ __forceinline__ tb_wg_unit tb_wg_unit_at(int u, int whole, int nsplit
 /* The product that a split unit computes, as a GEMM of its own: the rows
  * row0.. and columns col0.. of one tile, K from k0 on, at most kc deep (op(A)
  * and op(B) offset to match), into the 128 x 128 partial Wt with alpha 1
- * and beta 0 (tb_wg_sum_kernel applies alpha and beta and reads C). A NaN
- * the split made is recomputed over this range. */
+ * and beta 0 (tb_wg_sum_kernel applies alpha and beta and reads C). */
 __device__ __forceinline__ tb_gemm_args tb_wg_part(const tb_gemm_args &g, int row0, int col0,
                                                    int k0, int kc, float *Wt)
 {
@@ -346,29 +547,33 @@ __device__ __forceinline__ tb_gemm_args tb_wg_unit_part(const tb_gemm_args &g, c
 
 /* The epilogue of one work unit: consumer c's 64 rows of tile (tm, tn) to
  * C, or for a split unit to its partial tile (split tile w.split of part
- * w.p). fix_nan = 0 only where no result is NaN (the recompute is a
- * function call). stg: the calling warp's staging buffer, where the
- * kernel has one (tb_wgmma_kernel); a whole tile without NaN goes to C
- * through it. */
-__device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const float acc[64],
+ * w.p), as they are: scaled, a NaN left for tb_wg_sum_kernel to recompute
+ * over the whole of K. fix_nan = 0 only where no result is NaN (the
+ * recompute is a function call). stg: the calling warp's staging buffer,
+ * where the kernel has one (tb_wgmma_kernel); a whole tile without NaN
+ * goes to C through it. */
+__device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const tb_wg_out &o,
+                                                 const float acc[64],
                                                  const tb_wg_unit &w, int nsplit, int chunk,
                                                  float *W, int tm, int tn, int c, int vec_c,
                                                  int fix_nan, float *stg = nullptr)
 {
     if (w.split < 0 && stg && !fix_nan) {
-        tb_wg_store_staged(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c == 2, stg);
+        tb_wg_store_staged(g, o, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c == 2, stg);
         return;
     }
     if (w.split < 0) {
-        tb_wg_store(g, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
+        tb_wg_store(g, o, acc, tm * TB_WG_BM + c * 64, tn * TB_WG_BN, vec_c, fix_nan);
         return;
     }
-    tb_wg_store(tb_wg_unit_part(g, w, tm, tn, nsplit, chunk, W), acc, c * 64, 0, 1, fix_nan);
+    tb_wg_store(tb_wg_unit_part(g, w, tm, tn, nsplit, chunk, W), tb_wg_out_make(1.f, 0), acc,
+                c * 64, 0, 1, 0);
 }
 
 /* Split K's sum: C = alpha * (W_0 + ... + W_{kparts-1}) + beta * C over the
  * split tiles (beta == 0 never reads C), in part order, so that the result
- * does not depend on which unit finished first. blockIdx.x: the split tile;
+ * does not depend on which unit finished first; the partials are scaled
+ * sums (tb_wg_out), and a NaN sum is recomputed over the whole of K. blockIdx.x: the split tile;
  * blockIdx.y: two of its rows, a thread four neighbouring columns. Blocks
  * are small so that a few split tiles still spread over the whole GPU (256
  * x 256 x 65536: 4 tiles of 32 parts, 256 blocks). Launched under the main
@@ -377,9 +582,14 @@ __device__ __forceinline__ void tb_wg_unit_store(const tb_gemm_args &g, const fl
 #define TB_WG_SUM_BLOCKS (TB_WG_TILE_EL / 4 / TB_WG_SUM_THREADS)   /* a tile's */
 __global__ void __launch_bounds__(TB_WG_SUM_THREADS)
 tb_wg_sum_kernel(tb_gemm_args g, const float *__restrict__ W, int whole, int nsplit, int kparts,
-                 int tiles_m, int tiles_n)
+                 int tiles_m, int tiles_n, const unsigned *__restrict__ R)
 {
     tb_pdl_wait();
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    const tb_wg_out o = tb_wg_out_of(R, g.alpha);
+#else
+    const tb_wg_out o = tb_wg_out_make(g.alpha, 0);   /* tb_wg_slow_units: plain sums */
+#endif
     const int j = blockIdx.x;
     int tm, tn;
     tb_wg_tile(whole + j, tiles_m, tiles_n, tm, tn);
@@ -391,24 +601,32 @@ tb_wg_sum_kernel(tb_gemm_args g, const float *__restrict__ W, int whole, int nsp
     const size_t pstride = (size_t)nsplit * TB_WG_TILE_EL;
     const float *w = W + (size_t)j * TB_WG_TILE_EL + 4 * q;
     float *cp = g.C + (size_t)row * g.ldc + col;
-    if (col + 4 <= g.n) {
+    float s[4];
+    const int cols = min(4, g.n - col);
+    if (cols == 4) {
         float4 v = *reinterpret_cast<const float4 *>(w);
-        float s[4] = {v.x, v.y, v.z, v.w};
+        s[0] = v.x, s[1] = v.y, s[2] = v.z, s[3] = v.w;
 #pragma unroll 8
         for (int p = 1; p < kparts; p++) {
             v = *reinterpret_cast<const float4 *>(w + p * pstride);
             s[0] += v.x, s[1] += v.y, s[2] += v.z, s[3] += v.w;
         }
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-            cp[e] = g.beta == 0.f ? g.alpha * s[e] : g.alpha * s[e] + g.beta * cp[e];
     } else {   /* the last columns: only what the units wrote */
-        for (int e = 0; col + e < g.n; e++) {
-            float s = w[e];
+        for (int e = 0; e < cols; e++) {
+            s[e] = w[e];
             for (int p = 1; p < kparts; p++)
-                s += w[p * pstride + e];
-            cp[e] = g.beta == 0.f ? g.alpha * s : g.alpha * s + g.beta * cp[e];
+                s[e] += w[p * pstride + e];
         }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        if (e >= cols)
+            break;
+        const float v = s[e] != s[e]   /* NaN: see the inf note above */
+                            ? g.alpha * tb_wg_dot(g.A, g.lda, g.transa, g.B, g.ldb, g.transb,
+                                                  g.k, row, col + e)
+                            : tb_wg_apply(o, s[e]);
+        cp[e] = g.beta == 0.f ? v : v + g.beta * cp[e];
     }
 }
 
@@ -639,7 +857,7 @@ __device__ __forceinline__ void tb_tma_load(uint32_t dst, const CUtensorMap *map
 __global__ void __launch_bounds__(128, 1)
 tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float *__restrict__ As,
                        const float *__restrict__ Bb, const float *__restrict__ Bs, int Kp,
-                       int tiles_n, int vec_c)
+                       int tiles_n, int vec_c, const unsigned *__restrict__ R)
 {
 #if TB_WG_REAL
     extern __shared__ uint8_t tb_wg_smem_raw[];
@@ -685,7 +903,7 @@ tb_wgmma_simple_kernel(tb_gemm_args g, const float *__restrict__ Ab, const float
         for (int i = 0; i < 64; i++)
             acc[i] += part[i];
     }
-    tb_wg_store(g, acc, row0, col0, vec_c, 1);
+    tb_wg_store(g, tb_wg_out_of(R, g.alpha), acc, row0, col0, vec_c, 1);
 #else
     tb_wg_slow_tile(g, (blockIdx.x / tiles_n) * 64, (blockIdx.x % tiles_n) * 128, 64, 128,
                     threadIdx.x, blockDim.x);
@@ -735,7 +953,7 @@ __global__ void __launch_bounds__(TB_WG_THREADS, 1)
 tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 const __grid_constant__ CUtensorMap mAs, const __grid_constant__ CUtensorMap mBb,
                 const __grid_constant__ CUtensorMap mBs, int Kp, int tiles_m, int tiles_n,
-                int vec_c, int whole, int kparts, float *W)
+                int vec_c, int whole, int kparts, float *W, const unsigned *__restrict__ R)
 {
 #if TB_WG_REAL
     const int ktiles = Kp / TB_WG_BK, nsplit = tiles_m * tiles_n - whole;
@@ -791,6 +1009,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int c = wg - 1;                       /* rows 64c..64c+63 of the tile */
+        const tb_wg_out o = tb_wg_out_of(R, g.alpha);
         int s = 0;
         uint32_t phase = 0;
         /* This warpgroup's 64 rows of A start 64 x 128 bytes into the A
@@ -829,7 +1048,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                     done(part);
                     tb_wg_fold(acc, part);
                 }
-                tb_wg_unit_store(g, acc, w, nsplit, chunk, W, tm, tn, c, vec_c, 1);
+                tb_wg_unit_store(g, o, acc, w, nsplit, chunk, W, tm, tn, c, vec_c, 1);
             }
         } else {
             /* Two partial accumulators: while the tensor cores run one slice
@@ -858,12 +1077,12 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
                 int tm, tn;
                 tb_wg_tile(w.t, tiles_m, tiles_n, tm, tn);
                 if (have && tb_wg_any_nan(acc, 2 + c)) {
-                    tb_wg_unit_store(g, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 1);
+                    tb_wg_unit_store(g, o, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 1);
                     have = 0;
                 }
                 issue(p0);
                 if (have)
-                    tb_wg_unit_store(g, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 0, stg);
+                    tb_wg_unit_store(g, o, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, 0, stg);
 #pragma unroll
                 for (int i = 0; i < 64; i++)
                     acc[i] = 0.f;
@@ -892,7 +1111,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
             }
             if (have) {
                 const int nan = tb_wg_any_nan(acc, 2 + c);
-                tb_wg_unit_store(g, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, nan, stg);
+                tb_wg_unit_store(g, o, acc, pw, nsplit, chunk, W, ptm, ptn, c, vec_c, nan, stg);
             }
         }
     }
@@ -938,11 +1157,11 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
 
 #if TB_WG_REAL
 /* Split one 16-byte chunk of a 128-row tile: row r, K columns 4cc..4cc+3,
- * from the raw tile (KM: stored K-major, swizzled like the result; else
+ * scaled by f, from the raw tile (KM: stored K-major, swizzled like the result; else
  * 32 K rows of 128 floats) into the swizzled big and small tiles. */
 template <int KM>
 __device__ __forceinline__ void tb_wi_chunk(const uint8_t *raw, uint8_t *big, uint8_t *small, int r,
-                                            int cc)
+                                            int cc, float f)
 {
     const int o = r * 128 + ((cc ^ (r & 7)) << 4);
     float x[4];
@@ -958,7 +1177,7 @@ __device__ __forceinline__ void tb_wi_chunk(const uint8_t *raw, uint8_t *big, ui
     float hb[4], hs[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
-        tb_wg_split(x[i], hb[i], hs[i]);
+        tb_wg_split(x[i], f, hb[i], hs[i]);
     *reinterpret_cast<float4 *>(big + o) = make_float4(hb[0], hb[1], hb[2], hb[3]);
     *reinterpret_cast<float4 *>(small + o) = make_float4(hs[0], hs[1], hs[2], hs[3]);
 }
@@ -970,7 +1189,8 @@ template <int AK, int BK>
 __global__ void __launch_bounds__(TB_WG_THREADS, 1)
 tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                         const __grid_constant__ CUtensorMap mB, int ktiles, int tiles_m,
-                        int tiles_n, int vec_c, int whole, int kparts, float *W)
+                        int tiles_n, int vec_c, int whole, int kparts, float *W,
+                        const unsigned *__restrict__ R)
 {
 #if TB_WG_REAL
     const int nsplit = tiles_m * tiles_n - whole, units = whole + nsplit * kparts;
@@ -1021,6 +1241,9 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int c = wg - 1, ct = threadIdx.x - 128;   /* ct: 0..255 over both consumers */
+        const tb_wg_out o = tb_wg_out_of(R, g.alpha);
+        const int2 sh = tb_wg_shifts(R);
+        const float fa = tb_wg_pow2(sh.x), fb = tb_wg_pow2(sh.y);
         int s = 0, b = 0;
         uint32_t phase = 0;
         /* Step 1 above, into split buffer `buf`. */
@@ -1030,13 +1253,13 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
 #pragma unroll
             for (int i = 0; i < 4; i++) {   /* A: this warpgroup's 64 rows x 8 chunks */
                 const int q = (ct % 128) + 128 * i;
-                tb_wi_chunk<AK>(raw, dst, dst + TB_WG_TILE_BYTES, 64 * c + q % 64, q / 64);
+                tb_wi_chunk<AK>(raw, dst, dst + TB_WG_TILE_BYTES, 64 * c + q % 64, q / 64, fa);
             }
 #pragma unroll
             for (int i = 0; i < 4; i++) {   /* B: 128 rows x 8 chunks over both */
                 const int q = ct + 256 * i;
                 tb_wi_chunk<BK>(raw + TB_WG_TILE_BYTES, dst + 2 * TB_WG_TILE_BYTES,
-                                dst + 3 * TB_WG_TILE_BYTES, q % 128, q / 128);
+                                dst + 3 * TB_WG_TILE_BYTES, q % 128, q / 128, fb);
             }
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
             __syncwarp();
@@ -1081,7 +1304,7 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                 if (more)
                     tb_wi_sync();
             }
-            tb_wg_unit_store(g, acc, w, nsplit, chunk, W, tm, tn, c, vec_c, 1);
+            tb_wg_unit_store(g, o, acc, w, nsplit, chunk, W, tm, tn, c, vec_c, 1);
         }
     }
 #else
@@ -1138,23 +1361,24 @@ static long long tb_wg_tiles(const tb_gemm_args *a)
 }
 
 /* "wgmma-simple": any shape on a compute capability 9.0 GPU. */
-extern "C" int tb_wgmma_simple_supports(const tb_gemm_args *args)
+extern "C" int tb_wgmma_simple_supports(const tb_gemm *g)
 {
-    (void)args;
+    (void)g;
     return tb_wgmma_hw(tb_cur_dev());
 }
 
 /* "wgmma": a compute capability 9.0 GPU and at least a quarter of a wave
  * of work units (128 x 128 tiles times the parts of K, tb_wgmma_parts).
- * Fewer leave most tensor cores idle whatever the kernel; tf32x3 serves
- * them with 64-row tiles (run.cu). */
-extern "C" int tb_wgmma_supports(const tb_gemm_args *args)
+ * Fewer leave most tensor cores idle whatever the kernel; the registry
+ * gives them the small kernel or tf32x3's 64-row tiles (tb_kernel_pick). */
+extern "C" int tb_wgmma_supports(const tb_gemm *g)
 {
     const int dev = tb_cur_dev();
     if (!tb_wgmma_hw(dev))
         return 0;
     const int sms = tb_device_sms(dev);
-    return 4 * tb_wg_tiles(args) * tb_wgmma_parts(args->m, args->n, args->k, sms) >= sms;
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return 4 * tb_wg_tiles(&a) * tb_wgmma_parts(a.m, a.n, a.k, sms) >= sms;
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 tb_encode_fn(void)
@@ -1191,14 +1415,40 @@ static int tb_wg_map(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, co
                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-static cudaError_t tb_wg_split(const tb_split_job &a, const tb_split_job &b, int K, int Kp,
-                               cudaStream_t stream)
+/* The range pass over op(A) and op(B) as stored, into R (zeroed first).
+ * Stored A is k x m where op(A) = A^T, m x k otherwise; stored B is n x k
+ * where op(B) = B^T, k x n otherwise. */
+static cudaError_t tb_wg_range(const tb_gemm_args &g, unsigned *R, cudaStream_t stream)
 {
+    const tb_range_job a = {g.A, (size_t)g.lda, g.transa ? g.k : g.m, g.transa ? g.m : g.k};
+    const tb_range_job b = {g.B, (size_t)g.ldb, g.transb ? g.n : g.k, g.transb ? g.k : g.n};
+    cudaError_t e = cudaMemsetAsync(R, 0, TB_WG_R_WORDS * sizeof(unsigned), stream);
+    if (e != cudaSuccess)
+        return e;
+    tb_wg_range_kernel<<<dim3(TB_WG_RANGE_BLOCKS, 1, 2), TB_WG_RANGE_THREADS, 0, stream>>>(a, b, R);
+    return cudaGetLastError();
+}
+
+/* The split in two passes (tb_split_kernel): unscaled, filling R (zeroed
+ * first); then, under its tail, scaled where tb_wg_shifts says, on a grid
+ * of at most 16 x 32 blocks an operand, so that its blocks cost little
+ * where they end at once. */
+static cudaError_t tb_wg_split(const tb_split_job &a, const tb_split_job &b, int K, int Kp,
+                               unsigned *R, cudaStream_t stream)
+{
+    cudaError_t e = cudaMemsetAsync(R, 0, TB_WG_R_WORDS * sizeof(unsigned), stream);
+    if (e != cudaSuccess)
+        return e;
     const int rows = a.Rp > b.Rp ? a.Rp : b.Rp;
     const unsigned gx = (unsigned)(Kp / 32);
     const unsigned gy = (unsigned)(rows / 32 < 65535 ? rows / 32 : 65535);
-    tb_split_kernel<<<dim3(gx, gy, 2), 256, 0, stream>>>(a, b, K, Kp);
-    return cudaGetLastError();
+    tb_split_kernel<<<dim3(gx, gy, 2), 256, 0, stream>>>(a, b, K, Kp, R, 0);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    cudaLaunchAttribute pdl;
+    const cudaLaunchConfig_t cfg =
+        tb_pdl_config(dim3(gx < 16 ? gx : 16, gy < 32 ? gy : 32, 2), dim3(256), 0, stream, &pdl);
+    return cudaLaunchKernelEx(&cfg, tb_split_kernel, a, b, K, Kp, R, 1);
 }
 
 template <typename F>
@@ -1229,9 +1479,9 @@ static int tb_wg_plan(const tb_gemm_args &g, int sms, int *whole)
 }
 
 /* The sum of a split product, under the main kernel's tail; counted with
- * the splits of run.cu. */
+ * the runtime's splits (tb_run_count_split). */
 static cudaError_t tb_wg_sum(const tb_gemm_args &g, const float *W, int whole, int parts,
-                             cudaStream_t stream)
+                             const unsigned *R, cudaStream_t stream)
 {
     const int tiles_m = (g.m + TB_WG_BM - 1) / TB_WG_BM, tiles_n = (g.n + TB_WG_BN - 1) / TB_WG_BN;
     const int nsplit = tiles_m * tiles_n - whole;
@@ -1239,12 +1489,19 @@ static cudaError_t tb_wg_sum(const tb_gemm_args &g, const float *W, int whole, i
     const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(nsplit, TB_WG_SUM_BLOCKS), dim3(TB_WG_SUM_THREADS), 0,
                                                  stream, &pdl);
     cudaError_t e =
-        cudaLaunchKernelEx(&cfg, tb_wg_sum_kernel, g, W, whole, nsplit, parts, tiles_m, tiles_n);
+        cudaLaunchKernelEx(&cfg, tb_wg_sum_kernel, g, W, whole, nsplit, parts, tiles_m, tiles_n, R);
     if (e != cudaSuccess)
         cudaGetLastError();
     else
         tb_run_count_split();
     return e;
+}
+
+/* g on the mma.sync kernel tf32x3, where this one cannot run it. */
+static cudaError_t tb_wg_fallback(const tb_gemm_args &g, cudaStream_t stream)
+{
+    const tb_gemm t = tb_gemm_of(g, TB_F32);
+    return tb_launch_tf32x3(&t, stream);
 }
 
 template <int DP>
@@ -1254,7 +1511,7 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
         return cudaSuccess;
     const tb_gemm_args g = tb_args_blas(args);
     if (g.k == 0)
-        return tb_launch_tf32x3(&g, stream);   /* C = beta * C: nothing to multiply */
+        return tb_wg_fallback(g, stream);   /* C = beta * C: nothing to multiply */
     const int dev = tb_cur_dev();
     if (!tb_wgmma_hw(dev))
         return cudaErrorNotSupported;
@@ -1274,17 +1531,20 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     int whole = (int)tiles;
     const int parts = full ? tb_wg_plan(g, sms, &whole) : 1;
     const size_t w_el = (size_t)(tiles - whole) * parts * TB_WG_TILE_EL;
-    float *ws = (float *)tb_run_scratch((2 * (a_el + b_el) + w_el) * sizeof(float), stream);
+    float *ws = (float *)tb_run_scratch(
+        (2 * (a_el + b_el) + w_el) * sizeof(float) + TB_WG_R_WORDS * sizeof(unsigned),
+        stream);
     if (!ws)
-        return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+        return tb_wg_fallback(g, stream);   /* no scratch: the mma.sync kernel, never wrong */
     float *Ab = ws, *As = Ab + a_el, *Bb = As + a_el, *Bs = Bb + b_el, *W = Bs + b_el;
+    unsigned *R = (unsigned *)(W + w_el);
 
     /* op(A)(i, p) is A[i*lda + p] (already K-major) or A[p*lda + i];
      * op(B)^T(j, p) = op(B)(p, j) is B[p*ldb + j] (transposed here) or
      * B[j*ldb + p]. */
     const tb_split_job ja = {g.A, g.lda, g.transa, g.m, Mp, Ab, As};
     const tb_split_job jb = {g.B, g.ldb, !g.transb, g.n, Np, Bb, Bs};
-    cudaError_t e = tb_wg_split(ja, jb, g.k, Kp, stream);
+    cudaError_t e = tb_wg_split(ja, jb, g.k, Kp, R, stream);
     const int vec_c = tb_wg_vec_c(g);
     if (e == cudaSuccess && !full) {
         static volatile int set[TB_WG_MAX_DEV];
@@ -1297,7 +1557,7 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
             e = tb_wg_smem_attr(tb_wgmma_simple_kernel, smem, dev, set);
         if (e == cudaSuccess) {
             tb_wgmma_simple_kernel<<<(unsigned)blocks, 128, smem, stream>>>(g, Ab, As, Bb, Bs, Kp,
-                                                                            tiles_n, vec_c);
+                                                                            tiles_n, vec_c, R);
             e = cudaGetLastError();
         }
     } else if (e == cudaSuccess) {
@@ -1319,26 +1579,28 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
                               dim3(TB_WG_THREADS), smem, stream, &pdl);
             e = cudaLaunchKernelEx(&cfg, tb_wgmma_kernel<DP>, g, mAb, mAs, mBb, mBs, Kp,
                                    (g.m + TB_WG_BM - 1) / TB_WG_BM,
-                                   (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c, whole, parts, W);
+                                   (g.n + TB_WG_BN - 1) / TB_WG_BN, vec_c, whole, parts, W, R);
             if (e != cudaSuccess)
                 cudaGetLastError();
         }
         if (e == cudaSuccess && parts > 1)
-            e = tb_wg_sum(g, W, whole, parts, stream);
+            e = tb_wg_sum(g, W, whole, parts, R, stream);
     }
     /* Freed in stream order, after the kernels that read it, whatever happened. */
     tb_run_scratch_free(ws, stream);
     return e;
 }
 
-extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma_1p(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_wgmma_launch<0>(args, stream, 1);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_wgmma_launch<0>(&a, stream, 1);
 }
 
-extern "C" cudaError_t tb_launch_wgmma_simple(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma_simple(const tb_gemm *g, cudaStream_t stream)
 {
-    return tb_wgmma_launch<0>(args, stream, 0);
+    const tb_gemm_args a = tb_args_of<float>(g);
+    return tb_wgmma_launch<0>(&a, stream, 0);
 }
 
 /* The tensor map of an operand as stored, for wgmma-insplit: rows x k, the
@@ -1362,8 +1624,8 @@ static int tb_wi_map(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, co
 
 template <int AK, int BK>
 static cudaError_t tb_wi_run(const tb_gemm_args &g, const CUtensorMap &mA, const CUtensorMap &mB,
-                             int whole, int parts, float *W, int vec_c, int dev, int sms,
-                             cudaStream_t stream)
+                             int whole, int parts, float *W, const unsigned *R, int vec_c,
+                             int dev, int sms, cudaStream_t stream)
 {
     static volatile int set[TB_WG_MAX_DEV];
     cudaError_t e = tb_wg_smem_attr(tb_wgmma_insplit_kernel<AK, BK>, TB_WI_SMEM, dev, set);
@@ -1373,7 +1635,7 @@ static cudaError_t tb_wi_run(const tb_gemm_args &g, const CUtensorMap &mA, const
     const long long units = whole + ((long long)tiles_m * tiles_n - whole) * parts;
     tb_wgmma_insplit_kernel<AK, BK><<<units < sms ? (int)units : sms, TB_WG_THREADS, TB_WI_SMEM,
                                       stream>>>(g, mA, mB, (g.k + TB_WG_BK - 1) / TB_WG_BK,
-                                                tiles_m, tiles_n, vec_c, whole, parts, W);
+                                                tiles_m, tiles_n, vec_c, whole, parts, W, R);
     return cudaGetLastError();
 }
 
@@ -1400,24 +1662,25 @@ static cudaError_t tb_wi_launch(const tb_gemm_args &g, cudaStream_t stream)
     CUtensorMap mA, mB;
     if (!tb_wi_map(enc, &mA, g.A, g.lda, g.m, g.k, ak) || !tb_wi_map(enc, &mB, g.B, g.ldb, g.n, g.k, bk))
         return tb_wgmma_launch<1>(&g, stream, 1);   /* a tensor TMA cannot map: the pre-pass */
-    const size_t w_el = (size_t)(tiles - whole) * parts * TB_WG_TILE_EL;
-    float *W = NULL;
-    if (parts > 1 && !(W = (float *)tb_run_scratch(w_el * sizeof(float), stream)))
-        return tb_launch_tf32x3(&g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+    const size_t w_el = parts > 1 ? (size_t)(tiles - whole) * parts * TB_WG_TILE_EL : 0;
+    float *W = (float *)tb_run_scratch(
+        w_el * sizeof(float) + TB_WG_R_WORDS * sizeof(unsigned), stream);
+    if (!W)
+        return tb_wg_fallback(g, stream);   /* no scratch: the mma.sync kernel, never wrong */
+    unsigned *R = (unsigned *)(W + w_el);
     const int vec_c = tb_wg_vec_c(g);
-    cudaError_t e;
-    if (ak && bk)
-        e = tb_wi_run<1, 1>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
-    else if (ak)
-        e = tb_wi_run<1, 0>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
-    else if (bk)
-        e = tb_wi_run<0, 1>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
-    else
-        e = tb_wi_run<0, 0>(g, mA, mB, whole, parts, W, vec_c, dev, sms, stream);
+    cudaError_t e = tb_wg_range(g, R, stream);
+    if (e == cudaSuccess && ak && bk)
+        e = tb_wi_run<1, 1>(g, mA, mB, whole, parts, W, R, vec_c, dev, sms, stream);
+    else if (e == cudaSuccess && ak)
+        e = tb_wi_run<1, 0>(g, mA, mB, whole, parts, W, R, vec_c, dev, sms, stream);
+    else if (e == cudaSuccess && bk)
+        e = tb_wi_run<0, 1>(g, mA, mB, whole, parts, W, R, vec_c, dev, sms, stream);
+    else if (e == cudaSuccess)
+        e = tb_wi_run<0, 0>(g, mA, mB, whole, parts, W, R, vec_c, dev, sms, stream);
     if (e == cudaSuccess && parts > 1)
-        e = tb_wg_sum(g, W, whole, parts, stream);
-    if (W)
-        tb_run_scratch_free(W, stream);
+        e = tb_wg_sum(g, W, whole, parts, R, stream);
+    tb_run_scratch_free(W, stream);
     return e;
 }
 
@@ -1444,20 +1707,22 @@ static int tb_wi_pays(const tb_gemm_args &g)
 
 /* wgmma: the split in shared memory where it pays and TMA can read the
  * operands, the pre-pass otherwise. */
-extern "C" cudaError_t tb_launch_wgmma(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma(const tb_gemm *in, cudaStream_t stream)
 {
-    const tb_gemm_args g = tb_args_blas(args);
+    const tb_gemm_args a = tb_args_of<float>(in);
+    const tb_gemm_args g = tb_args_blas(&a);
     if (tb_wi_fits(g) && tb_wi_pays(g))
         return tb_wi_launch(g, stream);
-    return tb_wgmma_launch<1>(args, stream, 1);
+    return tb_wgmma_launch<1>(&a, stream, 1);
 }
 
 /* wgmma-insplit: the split in shared memory wherever TMA can read the
  * operands; the pre-pass for the rest. */
-extern "C" cudaError_t tb_launch_wgmma_insplit(const tb_gemm_args *args, cudaStream_t stream)
+extern "C" cudaError_t tb_launch_wgmma_insplit(const tb_gemm *in, cudaStream_t stream)
 {
-    const tb_gemm_args g = tb_args_blas(args);
+    const tb_gemm_args a = tb_args_of<float>(in);
+    const tb_gemm_args g = tb_args_blas(&a);
     if (tb_wi_fits(g))
         return tb_wi_launch(g, stream);
-    return tb_wgmma_launch<1>(args, stream, 1);
+    return tb_wgmma_launch<1>(&a, stream, 1);
 }

@@ -1,14 +1,14 @@
 /* kernels/tb_kernel_common.cuh - what the kernels share around their main
  * loops: the launchers' reading of the BLAS rules and of operand alignment
- * (every kernel file and run.cu, float and double), the guarded load of four
+ * (the kernel files, float and double), the guarded load of four
  * neighbouring elements of an operand and the write of four neighbouring
  * results of one row of C (the CUDA-core kernels, sgemm_01 and sgemm_02),
- * and the cp.async tile copies, multistage pipeline, grouped block order and
- * paired stores of C of the mma.sync kernels (sgemm_03 for float, dgemm_01
- * for double). */
+ * the cp.async tile copies, multistage pipeline, grouped block order and
+ * paired stores of C of the mma.sync kernels (sgemm_03, dgemm_01), and
+ * launches under a predecessor's tail (wgmma, small, the split sum). */
 #ifndef TB_KERNEL_COMMON_CUH
 #define TB_KERNEL_COMMON_CUH
-#include "tb_kernels.h"
+#include "tb_kernel_args.cuh"
 #include <stdint.h>
 
 /* BLAS: alpha == 0 or k == 0 gives C = beta * C without reading A or B, so
@@ -26,11 +26,11 @@ template <typename Args> static inline Args tb_args_blas(const Args *args)
 
 /* A 16-byte vector access is legal when the base is 16-byte aligned and the
  * stride keeps every row so (the tile offsets are multiples of 16 bytes):
- * tb_rows16 for elements of elem bytes, tb_vec_ok for floats. */
-static inline int tb_rows16(const void *p, size_t ld, size_t elem)
-{
-    return ((uintptr_t)p % 16 == 0) && (ld * elem % 16 == 0);
-}
+ * tb_rows16 (tb_kernels.h) for elements of elem bytes, which the registry
+ * also asks when it plans aligned copies (tb_kernel_plan), and tb_vec_ok
+ * for floats. The CUDA-core kernels read such operands in float4 loads,
+ * the mma.sync kernels in 16-byte cp.async copies, wgmma's split in shared
+ * memory through TMA. */
 
 static inline int tb_vec_ok(const void *p, size_t ld)
 {

@@ -1,5 +1,6 @@
 #!/bin/bash
-# scripts/kernel_check.sh - build the kernels, test_kernels, test_registry and
+# scripts/kernel_check.sh - build the kernels (kernels/*.cu, the registry and
+# the host runtime under them, src/gpu/*.cu), test_kernels, test_registry and
 # bench_kernels with nvcc/gcc directly (independent of the top-level CMake),
 # and on a GPU machine run: the kernel tests, compute-sanitizer memcheck and
 # racecheck on small runs, and the benchmark table. Logs go to OUT.
@@ -18,13 +19,16 @@ OUT=${3:-${OUT:-$root/kernel-check}}
 DTYPE=${DTYPE:-float}
 mkdir -p "$B"
 
+# The CUDA sources: the kernels and the runtime they take scratch from.
+cu_sources() { ls "$root"/kernels/*.cu "$root"/src/gpu/*.cu; }
+
 # Objects are rebuilt when missing or older than their source or a kernel
 # header, so a build after an edit compiles only what changed.
 compile() {
     local flags="-arch=${KERNEL_ARCH:-sm_90} -O3 -Xptxas -v -lineinfo -I$root/kernels"
     local newest
     newest=$(ls -t "$root"/kernels/*.h "$root"/kernels/*.cuh | head -1)
-    for f in "$root"/kernels/*.cu; do
+    for f in $(cu_sources); do
         o=$B/$(basename "$f" .cu).o
         [ "$o" -nt "$f" ] && [ "$o" -nt "$newest" ] && continue
         rm -f "$o"
@@ -36,14 +40,14 @@ compile() {
     done
     gcc -O2 -Wall -Wextra -I"$root/kernels" -I/usr/local/cuda/include -c "$root/kernels/registry.c" -o "$B/registry.o" || return 1
     wait
-    for f in "$root"/kernels/*.cu; do
+    for f in $(cu_sources); do
         [ -s "$B/$(basename "$f" .cu).o" ] || { cat "$B/$(basename "$f" .cu).ptxas.txt"; return 1; }
     done
 }
 
 link() {
     local cu=/usr/local/cuda/lib64 objs=()
-    for f in "$root"/kernels/*.cu; do objs+=("$B/$(basename "$f" .cu).o"); done
+    for f in $(cu_sources); do objs+=("$B/$(basename "$f" .cu).o"); done
     local libs="-L$cu -lcudart_static -ldl -lrt -lpthread -lm -Wl,-Bstatic -lgomp -Wl,-Bdynamic"
     for t in tests/kernels/test_kernels tests/kernels/test_registry bench/bench_kernels; do
         gcc -O2 -fopenmp -Wall -Wextra -I"$root/kernels" -I/usr/local/cuda/include \

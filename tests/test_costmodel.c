@@ -23,8 +23,8 @@ static void test_model(void)
     /* Small products run on the small kernel, priced by a launch and its
      * flops (H200: 64x64x2048 0.016 ms, 450^3 0.027; fp64 200x200x4000
      * 0.065), not at the tensor-core rate (0.4 us for 64x64x2048). */
-    CHECK(tb_kernel_small(256, 256, 256) && tb_kernel_small(64, 64, 2048) &&
-          !tb_kernel_small(512, 512, 512) && !tb_kernel_small(2048, 2048, 2048),
+    CHECK(tb_kernel_small(TB_F32, 256, 256, 256) && tb_kernel_small(TB_F32, 64, 64, 2048) &&
+          !tb_kernel_small(TB_F32, 512, 512, 512) && !tb_kernel_small(TB_F32, 2048, 2048, 2048),
           "the small kernel below 2.2e8 flops only");
     const double s64 = tb_small_kernel_s(0, 2.0 * 64 * 64 * 2048);
     const double s450 = tb_small_kernel_s(0, 2.0 * 450 * 450 * 450);

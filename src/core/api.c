@@ -26,7 +26,7 @@ static int tb_trans_arg(char t, int *out)
 }
 
 /* One product on device pointers, either precision: the BLAS argument
- * checks, the kernel (named, or the best for the call), tb_gemm_launch. */
+ * checks, the kernel (named, or the best for the call), tb_gemm_run. */
 static int tb_device_gemm(const char *kernel, tb_dtype dtype, char transa, char transb, int m,
                           int n, int k, double alpha, const void *A, int lda, const void *B,
                           int ldb, double beta, void *C, int ldc, void *stream)
@@ -42,15 +42,15 @@ static int tb_device_gemm(const char *kernel, tb_dtype dtype, char transa, char 
     if (ldb < (tb ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return 10;
     if (ldc < (n > 1 ? n : 1)) return 13;
 
-    const tb_gemm g = {dtype, m, n, k, ta, tb, alpha, beta, A, (size_t)lda, B, (size_t)ldb,
-                       C, (size_t)ldc};
-    const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_choose(&g, 1);
+    const tb_gemm g = {dtype, m, n, k, ta, tb, {alpha, 0.0}, {beta, 0.0}, A, (size_t)lda, B,
+                       (size_t)ldb, C, (size_t)ldc};
+    const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_pick(&g, 1);
     if (!kern || !tb_kernel_accepts(kern, &g)) {
         tb_api_error = "no such kernel, or it does not compute this precision, fit this GPU "
                        "or support this call";
         return -2;
     }
-    cudaError_t e = tb_gemm_launch(&g, kern, 0, (cudaStream_t)stream);
+    cudaError_t e = tb_gemm_run(&g, kern, 0, (cudaStream_t)stream);
     if (e != cudaSuccess) {
         tb_api_error = cudaGetErrorString(e);
         cudaGetLastError();

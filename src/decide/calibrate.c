@@ -132,15 +132,16 @@ static double tb_time_kernel(tb_dtype dtype, int m, int n, int k)
          * values, not zeros. */
         cudaMemsetAsync(A, 0x3c, es * m * k, st);
         cudaMemsetAsync(B, 0x3c, es * (size_t)k * n, st);
-        const tb_gemm g = {dtype, m, n, k, 0, 0, 1.0, 0.0, A, (size_t)k, B, (size_t)n, C, (size_t)n};
+        const tb_gemm g = {dtype, m, n, k, 0, 0, {1.0, 0.0}, {0.0, 0.0}, A, (size_t)k, B, (size_t)n,
+                           C, (size_t)n};
         const tb_kernel_info *kern = s->kernel ? tb_kernel_by_name(s->kernel) : NULL;
         if (kern && !tb_kernel_accepts(kern, &g))
             kern = NULL;   /* TILEDBLAS_KERNEL names one of the other precision */
         double t[5];
-        int ok = tb_gemm_launch(&g, kern, 0, st) == cudaSuccess;
+        int ok = tb_gemm_run(&g, kern, 0, st) == cudaSuccess;
         for (int i = 0; ok && i < 5; i++) {
             float ms = 0;
-            ok = cudaEventRecord(e0, st) == cudaSuccess && tb_gemm_launch(&g, kern, 0, st) == cudaSuccess &&
+            ok = cudaEventRecord(e0, st) == cudaSuccess && tb_gemm_run(&g, kern, 0, st) == cudaSuccess &&
                  cudaEventRecord(e1, st) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
                  cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
             t[i] = ms * 1e-3;

@@ -118,7 +118,7 @@ void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, doub
     tb_plan_make(p, 0, &pl);
     double panels = tb_plan_panels(p, &pl);
     double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / gpu_flops;
-    if (panels == 1.0 && tb_kernel_small_for((tb_dtype)p->prec, p->m, p->n, p->k))
+    if (panels == 1.0 && tb_kernel_small((tb_dtype)p->prec, p->m, p->n, p->k))
         compute = tb_small_kernel_s(dp, flop);
     double tail = c_out / panels / r->d2h_bps;
     double body = panels > 1.0 ? (stream > compute + tail ? stream : compute + tail) : stream + compute;

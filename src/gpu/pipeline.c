@@ -48,7 +48,7 @@ static const tb_kernel_info *tb_choose_kernel(const tb_gemm *g, int capped)
                          : capped && k->takes_scratch ? "needs scratch beyond " TB_ENV_DEVICE_MEMORY
                          : "does not support this call");
     }
-    return tb_kernel_choose(g, !capped);
+    return tb_kernel_pick(g, !capped);
 }
 
 /* ---- One run ---- */
@@ -66,7 +66,7 @@ typedef struct tb_run {
     size_t e;                     /* bytes of an element                     */
     tb_gemm g0;                   /* the kernel's arguments but the pointers */
     const tb_kernel_info *kern;
-    int split_ok;                 /* no memory cap: tb_gemm_launch may split K,
+    int split_ok;                 /* no memory cap: tb_gemm_run may split K,
                                    * kernels may take scratch */
     int first_kernel, first_out;
     cudaError_t err;
@@ -174,10 +174,10 @@ static cudaError_t tb_run_compute(tb_run *R, tb_slot *sl, size_t mp, size_t nb)
         cudaEventRecord(L->mark[TB_MARK_K0], L->comp);
         R->first_kernel = 0;
     }
-    /* tb_gemm_launch splits a grid that fills the GPU badly along K, its
-     * scratch from a pool of its own; under a TILEDBLAS_DEVICE_MEMORY cap,
-     * which that scratch would overstep, the kernel runs whole. */
-    cudaError_t e = tb_gemm_launch(&g, R->kern, !R->split_ok, L->comp);
+    /* tb_gemm_run (run.cu) splits a grid that fills the GPU badly along K,
+     * its scratch from a pool of its own; under a TILEDBLAS_DEVICE_MEMORY
+     * cap, which that scratch would overstep, the kernel runs whole. */
+    cudaError_t e = tb_gemm_run(&g, R->kern, !R->split_ok, L->comp);
     if (e != cudaSuccess)
         return e;
     cudaEventRecord(sl->k_done, L->comp);
@@ -269,7 +269,7 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
         return TB_STAGE_ALLOC;
     R.g0 = (tb_gemm){(tb_dtype)p->prec, R.pl.mp < R.m ? (int)R.pl.mp : (int)R.m,
                      R.pl.nb < R.n ? (int)R.pl.nb : (int)R.n, (int)R.k, p->transa, p->transb,
-                     p->alpha, p->beta, NULL, 1, NULL, 1, NULL, 1};
+                     {p->alpha, 0.0}, {p->beta, 0.0}, NULL, 1, NULL, 1, NULL, 1};
     R.kern = tb_choose_kernel(&R.g0, !R.split_ok);
     t->kernel = R.kern->name;
     t->devices = 1;

@@ -4,8 +4,9 @@
  * element), alpha/beta combos (NaN in C with beta = 0, alpha = 0 with NaN in
  * A and B), inf/NaN inputs, wide dynamic range, the ends of the fp32 range
  * (1e-30 x 1e30, subnormals, FLT_MAX), and a check that nothing
- * outside C's m x n window changed; also the default paths (tb_gemm_run,
- * tb_dgemm_run through tb_gemm_launch) with their aligned copies and split K.
+ * outside C's m x n window changed; also the default path (tb_gemm_run,
+ * as tiledblas_sgemm_device() and tiledblas_dgemm_device() take it) with
+ * its aligned copies and split K.
  * Kernels that do not fit this GPU are skipped with a line saying so.
  * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N, --min N
  * (sizes and edge cases from N up: the flat ones under a sanitizer),
@@ -43,7 +44,10 @@ static double rng_val(tb_dtype t)
     return v == 0.0f ? 0.5f : v;
 }
 
-enum { FILL_UNIFORM, FILL_WIDE, FILL_NAN };
+/* FILL_SPAN: uniform, and in run_case every odd row of op(A) times a
+ * further 2^-150 (an operand spanning more than the fp32 range's width
+ * below its largest value). */
+enum { FILL_UNIFORM, FILL_WIDE, FILL_NAN, FILL_SPAN };
 
 /* Element i of a host array of type t, read or written as a double (exact
  * for either type). */
@@ -84,7 +88,7 @@ typedef struct {
     int pad_a, pad_b, pad_c;   /* extra elements per row of storage */
     int off;                   /* base pointers offset by this many elements */
     double alpha, beta;
-    int fill;                  /* FILL_UNIFORM or FILL_WIDE */
+    int fill;                  /* FILL_UNIFORM, FILL_WIDE or FILL_SPAN */
     int special;               /* plant +inf in A and NaN in B */
     int nan_ab;                /* A and B are all NaN (alpha == 0 cases) */
     tb_dtype dtype;            /* TB_F32 (the default) or TB_F64 */
@@ -143,6 +147,7 @@ static void reference(const tcase *t, const void *A, size_t lda, const void *B, 
 
 /* The kernels that ran nothing because they do not fit this GPU, named once. */
 static unsigned char skipped[256];
+static unsigned char range_skipped[256];   /* kernels told of their range limit */
 
 /* Whether any of the kernels in klist can run a case of type t (to skip the
  * reference of cases nothing will run). */
@@ -181,6 +186,13 @@ static void run_case(const tcase *t, const char *klist)
     double *mag = malloc(sizeof(double) * ((size_t)m * n + 1));
     fill(dt, hA, a_sz, t->nan_ab ? FILL_NAN : t->fill, t->ea);
     fill(dt, hB, b_sz, t->nan_ab ? FILL_NAN : t->fill, t->eb);
+    if (t->fill == FILL_SPAN)
+        for (int i = 1; i < m; i += 2)
+            for (int p = 0; p < k; p++) {
+                const size_t q = t->off + (t->ta ? (size_t)p * lda + i : (size_t)i * lda + p);
+                const double v = dt == TB_F64 ? ((double *)hA)[q] : ((float *)hA)[q];
+                put(dt, hA, q, ldexp(v, -150));
+            }
     if (t->special && m > 2 && n > 2 && k > 2) {
         /* +inf at op(A)(1, 2), NaN at op(B)(k-1, n-2): row 1 of C must be
          * +-inf, column n-2 NaN; the 3xTF32 split must not turn inf to NaN. */
@@ -207,13 +219,13 @@ static void run_case(const tcase *t, const char *klist)
 
     int nk;
     const tb_kernel_info *ks = tb_kernel_list(&nk);
-    /* Every kernel of the case's type, then (ki == nk, "run") the default
-     * path: tb_gemm_run for fp32 (tiledblas_sgemm_device()), tb_gemm_launch
-     * (src/'s entry, which takes tb_dgemm_run) for fp64; and (ki == nk + 1)
-     * that path with tf32x3 ("run-tf32x3") or dmma ("run-dmma"), whose
-     * aligned copies and split K the blocks below count. The fp64 kernels
-     * themselves go through tb_gemm_launch(whole = 1). */
+    /* Every kernel of the case's type, its launcher alone (tb_gemm_run
+     * with whole = 1), then (ki == nk, "run") the default path, tb_gemm_run
+     * with the registry's pick; and (ki == nk + 1) that path with tf32x3
+     * ("run-tf32x3") or dmma ("run-dmma"), whose aligned copies and split K
+     * the blocks below count. */
     const tb_kernel_info *runk = tb_kernel_by_name(dt == TB_F64 ? "dmma" : "tf32x3");
+    const tb_kernel_info *wgmma = tb_kernel_by_name("wgmma");
     for (int ki = 0; ki <= nk + 1; ki++) {
         const tb_kernel_info *K = ki < nk ? &ks[ki] : NULL;
         if (K && K->dtype != dt)
@@ -229,22 +241,30 @@ static void run_case(const tcase *t, const char *klist)
         }
         if (ki == nk + 1 && (!runk || !tb_kernel_fits_here(runk)))
             continue;
-        /* Plain TF32 keeps 11 bits of a value only where TF32 has them:
-         * not of a subnormal. */
-        if (!strcmp(kname, "tf32-fast") && (t->ea < -114 || t->eb < -114))
+        /* Range limits (sgemm_03_tf32x3.cu): the mma.sync kernels split
+         * in their inner loop and do not test for values too small to
+         * split (|x| < 2^-114), nor the default path where it takes them
+         * (no wgmma); plain TF32 (tf32-fast) also rounds values within
+         * 2^-12 of FLT_MAX to inf. */
+        const int tiny = t->ea < -114 || t->eb < -114;
+        const int mma_sync = !strncmp(kname, "tf32", 4) || !strcmp(kname, "run-tf32x3") ||
+                             (!strcmp(kname, "run") && dt == TB_F32 &&
+                              !(wgmma && tb_kernel_fits_here(wgmma)));
+        if ((mma_sync && tiny) ||
+            (!strcmp(kname, "tf32-fast") && (t->ea >= 128 || t->eb >= 128))) {
+            if (!range_skipped[ki]) {
+                range_skipped[ki] = 1;
+                printf("skip %-13s on operands under 2^-114%s (its range limit)\n", kname,
+                       strcmp(kname, "tf32-fast") ? "" : " or near FLT_MAX");
+            }
             continue;
-        const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, t->alpha, t->beta, dA + es * t->off, lda,
-                            dB + es * t->off, ldb, dC + es * t->off, ldc};
-        const tb_gemm_args g = {m, n, k, t->ta, t->tb, (float)t->alpha, (float)t->beta,
-                                (const float *)gg.A, lda, (const float *)gg.B, ldb, (float *)gg.C, ldc};
+        }
+        const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, {t->alpha, 0.0}, {t->beta, 0.0},
+                            dA + es * t->off, lda, dB + es * t->off, ldb, dC + es * t->off, ldc};
         if (K && !tb_kernel_accepts(K, &gg))   /* its supports() says no */
             continue;
         CK(cudaMemcpy(dC, hC0, es * c_sz, cudaMemcpyHostToDevice));
-        cudaError_t e;
-        if (dt == TB_F64)
-            e = tb_gemm_launch(&gg, K ? K : ki == nk ? NULL : runk, K != NULL, 0);
-        else
-            e = K ? K->launch(&g, 0) : tb_gemm_run(&g, ki == nk ? NULL : runk, 0);
+        cudaError_t e = tb_gemm_run(&gg, K ? K : ki == nk ? NULL : runk, K != NULL, 0);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -304,7 +324,7 @@ static void run_case(const tcase *t, const char *klist)
             printf("%s %-13s %5dx%5dx%5d t%d%d ld+%d/%d/%d off%d a=%g b=%g%s%s%s A*2^%d B*2^%d: "
                    "%ld bad, %ld outside changed, worst |err| %.3g at (%d,%d)\n",
                    fail ? "FAIL" : "ok  ", kname, m, n, k, t->ta, t->tb, t->pad_a, t->pad_b,
-                   t->pad_c, t->off, t->alpha, t->beta, t->fill == FILL_WIDE ? " wide" : "",
+                   t->pad_c, t->off, t->alpha, t->beta, t->fill == FILL_WIDE ? " wide" : t->fill == FILL_SPAN ? " span" : "",
                    t->special ? " inf/nan" : "", t->nan_ab ? " nanAB" : "", t->ea, t->eb, bad,
                    outside, worst, wi, wj);
         if (fail)
@@ -444,6 +464,13 @@ int main(int argc, char **argv)
                 {1040, 700, 1000, 1, 0, 0, 0, 0, 0, -1.5, 0.5, FILL_UNIFORM, 0, 0, 0, 60, 60},
                 {1100, 800, 100, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 1, 0, 0, 128, -40},
                 {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_UNIFORM, 0, 0, 0, -133, 126},
+                /* A already in the scaled range (2^32 to 2^33), B scaled
+                 * alone. */
+                {1030, 900, 333, 1, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 33, -120},
+                /* Half of A's rows 2^-150 below the other half: more than
+                 * any one scale of A can hold (the exact path). */
+                {1100, 770, 301, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_SPAN, 0, 0, 0, 100, 0},
+                {384, 320, 4100, 1, 1, 4, 4, 0, 1, 2.0, 0.25, FILL_SPAN, 0, 0, 0, 100, 0},
             };
             for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
                 run_as(r[i], dt, klist);
@@ -457,8 +484,8 @@ int main(int argc, char **argv)
              * H200: 154 tiles, the last 22 in 6 parts; 274 tiles split in
              * shared memory, the last 10 in 8).
              * Every transpose, unaligned operands, beta 0 over NaN and beta
-             * != 0, inf and NaN planted (the NaN recompute runs over one
-             * part's K), wide range. For fp32 on a GPU that runs wgmma,
+             * != 0, inf and NaN planted (split K recomputes a NaN sum over
+             * the whole of K), wide range. For fp32 on a GPU that runs wgmma,
              * each must really be split. */
             tcase sk[] = {
                 {520, 390, 4000, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
@@ -504,8 +531,7 @@ int main(int argc, char **argv)
              * outputs with a long K, a 1 x 1 dot product, a ragged last
              * part; every transpose, unaligned operands, beta 0 over NaN and
              * beta != 0, inf and NaN planted, wide range. Each product that
-             * tb_small_parts (tb_dsmall_parts) splits must be split, and every
-             * result right. */
+             * tb_small_parts splits must be split, and every result right. */
             tcase sm[] = {
                 {64, 64, 2048, 0, 0, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, 0, 0, 0},
                 {100, 300, 500, 1, 0, 3, 1, 2, 1, -0.5, 1.5, FILL_UNIFORM, 1, 0, 0, 0, 0},
@@ -520,8 +546,7 @@ int main(int argc, char **argv)
                 unsigned long long want = 0;
                 const unsigned long long before = tb_run_split_count();
                 for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
-                    int (*plan)(int, int, int, int) = dt == TB_F64 ? tb_dsmall_parts : tb_small_parts;
-                    want += plan(sm[i].m, sm[i].n, sm[i].k, sms) > 1;
+                    want += tb_small_parts(dt, sm[i].m, sm[i].n, sm[i].k, sms) > 1;
                     run_as(sm[i], dt, sname);
                 }
                 const unsigned long long done = tb_run_split_count() - before;
@@ -568,7 +593,7 @@ int main(int argc, char **argv)
         }
         if (counted && dt == TB_F32 && maxs >= 1537 && tb_kernel_in_list("run", klist)) {
             /* Grids that fill tf32x3's tiles badly are split along K
-             * (kernels/run.cu): 1537^3 makes 169 tiles for 132 SMs. Counted on
+             * (tb_kernel_plan): 1537^3 makes 169 tiles for 132 SMs. Counted on
              * run-tf32x3 (the default path, also checked, may take wgmma, which
              * never splits). Every transpose, unaligned
              * operands (copied first) and aligned ones, beta 0 over NaN and
@@ -599,7 +624,7 @@ int main(int argc, char **argv)
             }
         }
         if (counted && dt == TB_F64 && maxs >= 1029 && tb_kernel_in_list("run", klist)) {
-            /* The fp64 split plans (tb_dsplit_parts) cut grids of 64-row
+            /* The fp64 split plans (tb_split_parts) cut grids of 64-row
              * tiles too: on the H200, 1025x1000x2051 (136 blocks of 64 x 128
              * for 264 slots) in 3 parts, 1029x1025x1537 in 3, the small
              * outputs with a long K in up to 32. Every transpose, unaligned
@@ -617,7 +642,7 @@ int main(int argc, char **argv)
             const int ncase = (int)(sizeof sp / sizeof sp[0]) - (quick ? 1 : 0);
             unsigned long long want = 0;
             for (int i = 0; i < ncase; i++)
-                want += tb_dsplit_parts(sp[i].m, sp[i].n, sp[i].k, sms) > 1;
+                want += tb_split_parts(TB_F64, sp[i].m, sp[i].n, sp[i].k, sms) > 1;
             for (int i = 0; i < ncase; i++)
                 run_case(&sp[i], "run");
             const unsigned long long before = tb_run_split_count();

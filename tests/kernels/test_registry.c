@@ -1,10 +1,10 @@
 /* tests/kernels/test_registry.c - which kernel the registry gives each GPU
  * the library is built for, for fp32 and for fp64, checked without a GPU:
  * the properties of each (compute capability, opt-in shared memory per
- * block) go into the pure tb_kernel_fits / tb_kernel_default_on /
- * tb_kernel_default_for, and the expected default kernels are written out
- * per GPU, not derived from the registry's own numbers. Also: the typed
- * entry points never pick or launch a kernel of the other element type. */
+ * block) go into the pure tb_kernel_fits / tb_kernel_default, and the
+ * expected default kernels are written out per GPU, not derived from the
+ * registry's own numbers. Also: the pick and the run never take a kernel
+ * of another element type. */
 #include "tb_kernels.h"
 #include <stdio.h>
 #include <string.h>
@@ -66,10 +66,15 @@ int main(void)
          * the cp.async and wgmma kernels take. */
         CHECK(k->smem <= 48 * KIB || is_tf32(k) || is_wgmma(k) || is_dmma(k), "%s: smem %d",
               k->name, k->smem);
-        /* Each entry has the launcher of its type and not the other. */
-        CHECK(k->dtype == TB_F64 ? k->dlaunch && !k->launch && !k->supports
-                                 : k->dtype == TB_F32 && k->launch && !k->dlaunch && !k->dsupports,
-              "%s: dtype %d with the wrong launcher", k->name, (int)k->dtype);
+        /* Each entry has a launcher and an element type; how it walks K
+         * agrees with what it takes: a kernel whose K the runtime cuts
+         * wants aligned rows (the copies and the parts share the scratch),
+         * one that cuts K itself takes scratch for the parts. */
+        CHECK(k->launch && (k->dtype == TB_F32 || k->dtype == TB_F64),
+              "%s: dtype %d, launcher %p", k->name, (int)k->dtype, (void *)k->launch);
+        CHECK(k->ksplit != TB_K_PARTS || k->wants_aligned, "%s: K in parts, no copies", k->name);
+        CHECK(k->ksplit != TB_K_OWN || k->takes_scratch, "%s: its own K split, no scratch",
+              k->name);
         CHECK((k->dtype == TB_F64) == (k->name[0] == 'd'), "%s: fp64 names start with d", k->name);
     }
     const tb_kernel_info *dseed = tb_kernel_by_name("dtiled16");
@@ -87,7 +92,7 @@ int main(void)
     printf("%-9s %-5s %-8s %s\n", "GPU", "cc", "smem", "default");
     for (int g = 0; g < NGPUS; g++) {
         const struct gpu *G = &gpus[g];
-        const tb_kernel_info *def = tb_kernel_default_on(G->major, G->minor, G->smem_optin);
+        const tb_kernel_info *def = tb_kernel_default(TB_F32, G->major, G->minor, G->smem_optin);
         printf("%-9s %d.%-3d %3d KiB  %s\n", G->name, G->major, G->minor, G->smem_optin / KIB,
                def ? def->name : "(none)");
         CHECK(def && strcmp(def->name, G->want) == 0, "%s: default %s, want %s", G->name,
@@ -98,14 +103,12 @@ int main(void)
         CHECK(tb_kernel_fits(seed, G->major, G->minor, G->smem_optin), "%s: no seed kernel",
               G->name);
         CHECK(def && def->dtype == TB_F32, "%s: the fp32 default is not fp32", G->name);
-        const tb_kernel_info *d64 = tb_kernel_default_for(TB_F64, G->major, G->minor, G->smem_optin);
+        const tb_kernel_info *d64 = tb_kernel_default(TB_F64, G->major, G->minor, G->smem_optin);
         printf("%-9s %d.%-3d %3d KiB  %s (fp64)\n", G->name, G->major, G->minor,
                G->smem_optin / KIB, d64 ? d64->name : "(none)");
         CHECK(d64 && strcmp(d64->name, G->want64) == 0, "%s: fp64 default %s, want %s", G->name,
               d64 ? d64->name : "(none)", G->want64);
         CHECK(d64 && d64->dtype == TB_F64 && d64->rank >= 0, "%s: fp64 default", G->name);
-        CHECK(tb_kernel_default_for(TB_F32, G->major, G->minor, G->smem_optin) == def,
-              "%s: tb_kernel_default_for(TB_F32) is not tb_kernel_default_on", G->name);
         const int hopper = G->major == 9 && G->minor == 0;
         /* 144 KiB: the 4-stage pipeline of 128-row tiles; 160 KiB: dmma's. */
         const int tf32_room = G->smem_optin >= 144 * KIB;
@@ -132,31 +135,34 @@ int main(void)
     const tb_kernel_info *wgmma = tb_kernel_by_name("wgmma");
     CHECK(tf32x3 && tb_kernel_fits(tf32x3, 8, 0, tf32x3->smem), "tf32x3 at its exact need");
     CHECK(tf32x3 && !tb_kernel_fits(tf32x3, 8, 0, tf32x3->smem - 1), "tf32x3 one byte short");
-    const tb_kernel_info *d = tb_kernel_default_on(8, 0, 144 * KIB - 1);
+    const tb_kernel_info *d = tb_kernel_default(TB_F32, 8, 0, 144 * KIB - 1);
     CHECK(d && strcmp(d->name, "warptile") == 0, "8.0 with 144 KiB - 1: %s", d ? d->name : "(none)");
-    CHECK(tb_kernel_default_on(7, 5, 64 * KIB) == NULL, "7.5 (T4): a kernel, but no code for it");
+    CHECK(tb_kernel_default(TB_F32, 7, 5, 64 * KIB) == NULL, "7.5 (T4): a kernel, but no code for it");
     CHECK(wgmma && !tb_kernel_fits(wgmma, 9, 1, 227 * KIB), "wgmma on 9.1");
     CHECK(dmma && tb_kernel_fits(dmma, 8, 0, dmma->smem), "dmma at its exact need");
     CHECK(dmma && !tb_kernel_fits(dmma, 8, 0, dmma->smem - 1), "dmma one byte short");
-    d = tb_kernel_default_for(TB_F64, 8, 0, 160 * KIB - 1);
+    d = tb_kernel_default(TB_F64, 8, 0, 160 * KIB - 1);
     CHECK(d && strcmp(d->name, "dsmall") == 0, "8.0 with 160 KiB - 1, fp64: %s",
           d ? d->name : "(none)");
-    CHECK(tb_kernel_default_for(TB_F64, 7, 5, 64 * KIB) == NULL, "7.5, fp64");
+    CHECK(tb_kernel_default(TB_F64, 7, 5, 64 * KIB) == NULL, "7.5, fp64");
 
     /* A small product takes the small kernel without asking the device (the
      * seed without scratch); a large one, without a device to ask, the seed
-     * kernel, and with one a kernel that fits it. */
-    tb_gemm_args small = {256, 256, 256, 0, 0, 1.0f, 0.0f, NULL, 256, NULL, 256, NULL, 256};
-    tb_gemm_args large = {4096, 4096, 4096, 0, 0, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096};
+     * kernel, and with one a kernel that fits it. Either type, one pick. */
+    tb_gemm small = {TB_F32, 256, 256, 256, 0, 0, {1.0, 0.0}, {0.0, 0.0}, NULL, 256, NULL, 256,
+                     NULL, 256};
+    tb_gemm large = small;
+    large.m = large.n = large.k = large.lda = large.ldb = large.ldc = 4096;
     const tb_kernel_info *smallk = tb_kernel_by_name("small"), *dsmallk = tb_kernel_by_name("dsmall");
-    CHECK(smallk && smallk->takes_scratch && dsmallk && dsmallk->dtype == TB_F64,
+    CHECK(smallk && smallk->takes_scratch && smallk->dtype == TB_F32 && dsmallk &&
+              dsmallk->dtype == TB_F64 && dsmallk->launch == smallk->launch,
           "the small kernels");
-    CHECK(tb_kernel_pick(&small) == smallk, "small product: %s", tb_kernel_pick(&small)->name);
-    CHECK(tb_kernel_pick_no_scratch(&small) == seed, "small product without scratch: %s",
-          tb_kernel_pick_no_scratch(&small)->name);
+    CHECK(tb_kernel_pick(&small, 1) == smallk, "small product: %s", tb_kernel_pick(&small, 1)->name);
+    CHECK(tb_kernel_pick(&small, 0) == seed, "small product without scratch: %s",
+          tb_kernel_pick(&small, 0)->name);
     int dev = -1, major, minor, smem;
     const int have = cudaGetDevice(&dev) == cudaSuccess && tb_device_caps(dev, &major, &minor, &smem);
-    const tb_kernel_info *p = tb_kernel_pick(&large), *q = tb_kernel_pick_no_scratch(&large);
+    const tb_kernel_info *p = tb_kernel_pick(&large, 1), *q = tb_kernel_pick(&large, 0);
     if (have) {
         printf("this device: %d.%d, %d KiB: picks %s (%s without scratch)\n", major, minor,
                smem / KIB, p->name, q->name);
@@ -166,24 +172,25 @@ int main(void)
         /* A product that the wgmma kernel declines as too small for its
          * grid (16 tiles of 128 x 128 on a Hopper GPU) runs on the small
          * kernel, not on the next tensor-core kernel. */
-        tb_gemm_args starved = {512, 512, 512, 0, 0, 1.0f, 0.0f, NULL, 512, NULL, 512, NULL, 512};
+        tb_gemm starved = small;
+        starved.m = starved.n = starved.k = starved.lda = starved.ldb = starved.ldc = 512;
         if (!strcmp(p->name, "wgmma"))
-            CHECK(tb_kernel_pick(&starved) == smallk, "512^3 on %s: %s", p->name,
-                  tb_kernel_pick(&starved)->name);
+            CHECK(tb_kernel_pick(&starved, 1) == smallk, "512^3 on %s: %s", p->name,
+                  tb_kernel_pick(&starved, 1)->name);
     } else {
         cudaGetLastError();
         CHECK(p == seed && q == seed, "no device: %s, %s", p->name, q->name);
         CHECK(!tb_kernel_fits_here(seed), "no device, yet the seed kernel fits");
     }
 
-    /* The same for fp64, and through src/'s generic tb_gemm. */
-    tb_dgemm_args dsmall = {256, 256, 256, 0, 0, 1.0, 0.0, NULL, 256, NULL, 256, NULL, 256};
-    tb_dgemm_args dlarge = {4096, 4096, 4096, 0, 0, 1.0, 0.0, NULL, 4096, NULL, 4096, NULL, 4096};
-    CHECK(tb_dkernel_pick(&dsmall) == dsmallk, "small fp64 product: %s",
-          tb_dkernel_pick(&dsmall)->name);
-    CHECK(tb_dkernel_pick_no_scratch(&dsmall) == dseed, "small fp64 product without scratch: %s",
-          tb_dkernel_pick_no_scratch(&dsmall)->name);
-    const tb_kernel_info *dp = tb_dkernel_pick(&dlarge), *dq = tb_dkernel_pick_no_scratch(&dlarge);
+    /* The same for fp64. */
+    tb_gemm dsmall = small, dlarge = large;
+    dsmall.dtype = dlarge.dtype = TB_F64;
+    CHECK(tb_kernel_pick(&dsmall, 1) == dsmallk, "small fp64 product: %s",
+          tb_kernel_pick(&dsmall, 1)->name);
+    CHECK(tb_kernel_pick(&dsmall, 0) == dseed, "small fp64 product without scratch: %s",
+          tb_kernel_pick(&dsmall, 0)->name);
+    const tb_kernel_info *dp = tb_kernel_pick(&dlarge, 1), *dq = tb_kernel_pick(&dlarge, 0);
     CHECK(dp->dtype == TB_F64 && dq->dtype == TB_F64 && !dq->takes_scratch, "fp64 picks %s, %s",
           dp->name, dq->name);
     if (have) {
@@ -193,48 +200,43 @@ int main(void)
         cudaGetLastError();
         CHECK(dp == dseed && dq == dseed, "no device, fp64: %s, %s", dp->name, dq->name);
     }
-    tb_gemm gs = {TB_F32, 4096, 4096, 4096, 0, 0, 1.0, 0.0, NULL, 4096, NULL, 4096, NULL, 4096};
-    tb_gemm gd = gs;
-    gd.dtype = TB_F64;
     CHECK(tb_dtype_size(TB_F32) == 4 && tb_dtype_size(TB_F64) == 8, "tb_dtype_size");
-    CHECK(tb_kernel_choose(&gs, 1) == p && tb_kernel_choose(&gs, 0) == q, "tb_kernel_choose fp32");
-    CHECK(tb_kernel_choose(&gd, 1) == dp && tb_kernel_choose(&gd, 0) == dq, "tb_kernel_choose fp64");
-    gs.m = gs.n = gs.k = gd.m = gd.n = gd.k = 64;
-    CHECK(tb_kernel_choose(&gs, 1) == smallk && tb_kernel_choose(&gd, 1) == dsmallk &&
-              tb_kernel_choose(&gs, 0) == seed && tb_kernel_choose(&gd, 0) == dseed,
-          "tb_kernel_choose, small products");
+    small.m = small.n = small.k = dsmall.m = dsmall.n = dsmall.k = 64;
+    CHECK(tb_kernel_pick(&small, 1) == smallk && tb_kernel_pick(&dsmall, 1) == dsmallk &&
+              tb_kernel_pick(&small, 0) == seed && tb_kernel_pick(&dsmall, 0) == dseed,
+          "tb_kernel_pick, 64^3");
     /* A kernel of the other type is never accepted nor launched (these
-     * return before any CUDA call). */
-    CHECK(!tb_kernel_accepts(dseed, &gs) && !tb_kernel_accepts(seed, &gd), "tb_kernel_accepts");
-    CHECK(tb_gemm_launch(&gs, dseed, 0, 0) == cudaErrorInvalidValue &&
-              tb_gemm_launch(&gd, seed, 1, 0) == cudaErrorInvalidValue,
-          "tb_gemm_launch with a kernel of the other type");
-    tb_gemm_args sa = {64, 64, 64, 0, 0, 1.0f, 0.0f, NULL, 64, NULL, 64, NULL, 64};
-    tb_dgemm_args da = {64, 64, 64, 0, 0, 1.0, 0.0, NULL, 64, NULL, 64, NULL, 64};
-    CHECK(tb_gemm_run(&sa, dseed, 0) == cudaErrorInvalidValue &&
-              tb_dgemm_run(&da, seed, 0) == cudaErrorInvalidValue,
-          "tb_gemm_run / tb_dgemm_run with a kernel of the other type");
-    /* The split plans of the fp64 run (kernels/run.cu), on the H200's 132
+     * return before any CUDA call), whole or not. */
+    CHECK(!tb_kernel_accepts(dseed, &small) && !tb_kernel_accepts(seed, &dsmall),
+          "tb_kernel_accepts");
+    CHECK(tb_gemm_run(&small, dseed, 0, 0) == cudaErrorInvalidValue &&
+              tb_gemm_run(&dsmall, seed, 1, 0) == cudaErrorInvalidValue &&
+              tb_gemm_run(&dsmall, smallk, 0, 0) == cudaErrorInvalidValue,
+          "tb_gemm_run with a kernel of the other type");
+    /* The split plans of the fp64 run (tb_split_parts), on the H200's 132
      * SMs: full grids stay whole, badly filled ones are cut. */
-    CHECK(tb_dsplit_parts(4096, 4096, 4096, 132) == 1 && tb_dsplit_parts(8192, 8192, 8192, 132) == 1,
+    CHECK(tb_split_parts(TB_F64, 4096, 4096, 4096, 132) == 1 &&
+              tb_split_parts(TB_F64, 8192, 8192, 8192, 132) == 1,
           "fp64: full grids are not split");
-    CHECK(tb_dsplit_parts(1025, 1025, 8192, 132) == 5, "fp64 1025x1025x8192: %d parts",
-          tb_dsplit_parts(1025, 1025, 8192, 132));
-    CHECK(tb_dsplit_parts(768, 768, 16384, 132) == 11, "fp64 768x768x16384: %d parts",
-          tb_dsplit_parts(768, 768, 16384, 132));
-    CHECK(tb_dsplit_parts(512, 512, 512, 132) == 1, "fp64 512^3: below the threshold");
+    CHECK(tb_split_parts(TB_F64, 1025, 1025, 8192, 132) == 5, "fp64 1025x1025x8192: %d parts",
+          tb_split_parts(TB_F64, 1025, 1025, 8192, 132));
+    CHECK(tb_split_parts(TB_F64, 768, 768, 16384, 132) == 11, "fp64 768x768x16384: %d parts",
+          tb_split_parts(TB_F64, 768, 768, 16384, 132));
+    CHECK(tb_split_parts(TB_F64, 512, 512, 512, 132) == 1, "fp64 512^3: below the threshold");
     /* Small fp64 products go to dsmall: tiny ones, and those that give
      * dmma's 64 x 128 tiles few blocks, below the flops where dmma splits K. */
-    CHECK(tb_kernel_small_for(TB_F64, 256, 256, 256) && tb_kernel_small_for(TB_F64, 64, 64, 2048) &&
-              tb_kernel_small_for(TB_F64, 300, 100, 2000) &&
-              tb_kernel_small_for(TB_F64, 200, 200, 4000) && !tb_kernel_small_for(TB_F64, 384, 384, 384) &&
-              !tb_kernel_small_for(TB_F64, 100, 100, 100000) &&
-              !tb_kernel_small_for(TB_F64, 100, 100, 1000000) &&
-              !tb_kernel_small_for(TB_F64, 512, 512, 512),
-          "tb_kernel_small_for(TB_F64)");
-    CHECK(tb_kernel_small_for(TB_F32, 256, 256, 256) == tb_kernel_small(256, 256, 256) &&
-              tb_kernel_small_for(TB_F32, 512, 512, 512) == tb_kernel_small(512, 512, 512),
-          "tb_kernel_small_for(TB_F32) is tb_kernel_small");
+    CHECK(tb_kernel_small(TB_F64, 256, 256, 256) && tb_kernel_small(TB_F64, 64, 64, 2048) &&
+              tb_kernel_small(TB_F64, 300, 100, 2000) &&
+              tb_kernel_small(TB_F64, 200, 200, 4000) && !tb_kernel_small(TB_F64, 384, 384, 384) &&
+              !tb_kernel_small(TB_F64, 100, 100, 100000) &&
+              !tb_kernel_small(TB_F64, 100, 100, 1000000) &&
+              !tb_kernel_small(TB_F64, 512, 512, 512),
+          "tb_kernel_small(TB_F64)");
+    /* fp32: up to 2.2e8 flops, whatever the blocks (200x200x4000 is 3.2e8). */
+    CHECK(tb_kernel_small(TB_F32, 256, 256, 256) && tb_kernel_small(TB_F32, 450, 450, 450) &&
+              tb_kernel_small(TB_F32, 96, 96, 8192) && !tb_kernel_small(TB_F32, 512, 512, 512) &&
+              !tb_kernel_small(TB_F32, 200, 200, 4000),
+          "tb_kernel_small(TB_F32)");
     /* The kernels the start thread loads ahead (tb_kernels_load): those the
      * default pick can return, written out per GPU. */
     static const struct {
