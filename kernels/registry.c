@@ -488,8 +488,8 @@ static int tb_best_parts(long long tiles, long long slots, int k, int max_parts,
  *   64 x 128 for 264 slots, 58%) runs in 5 parts (765 blocks, 97%);
  *   768 x 768 x 16384 (72 blocks, 27%) in 11.
  *   split_score_all 0 (fp32): whole, unless they fill at most half the
- *   SMs. With one 4-warp block on nearly every SM tf32x3 ran 1024 at
- *   106-109% of cuBLAS, and split in three it measured 95%; the parts'
+ *   SMs. With one 4-warp block on nearly every SM tf32x3 runs 1024 at
+ *   106-109% of cuBLAS, and split in three at 95%; the parts'
  *   extra launches weigh at 0.1 ms. A small output with a long K
  *   (256 x 256 x 65536: 8 blocks of 64 x 128 for 132 SMs) leaves nearly
  *   all of the GPU idle, and no tiling fixes that: K is cut into parts of
