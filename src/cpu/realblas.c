@@ -239,35 +239,91 @@ int tb_inside_real_blas(void)
     return tb_depth;
 }
 
-/* ---- Forwarding: each routine's two calls of a real symbol ----
+/* ---- Forwarding: the caller's call on a real symbol ----
  *
- * CBLAS: the integers go back as the 64-bit slots they came in, the
- * scalars as the caller's type. Fortran: the caller's own pointers, and
- * the hidden lengths of the character arguments (1 each). */
+ * CBLAS: the layout, the options and integers as the 64-bit slots they
+ * came in (raw.i), the scalars as the caller passed them (a real one by
+ * value, read back from the entry point's copy; a complex one the caller's
+ * pointer), the matrices (raw.p). Written once per shape (blas.def's
+ * TB_KIND); SA and SB are the C types of alpha and beta. Fortran: the
+ * caller's own pointers and the hidden lengths of the character arguments
+ * (1 each), by the number of each. */
 typedef int64_t tb_iarg;
+typedef const void *tb_ptr;
 
-#define TB_FORWARD_gemm(x, T)                                                                 \
-    static void tb_forward_cblas_##x##gemm(void *fn, const tb_call *c)                        \
+/* A CBLAS scalar argument of C type S from the pointer the entry point
+ * kept. */
+#define TB_SARG(S, p) _Generic((S)0, float: *(const float *)(p), double: *(const double *)(p), \
+                               default: (p))
+
+#define TB_CBLAS_gemm(SA, SB)                                                                 \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr, tb_iarg, \
+               SB, tb_ptr, tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3], i[4],     \
+                                        TB_SARG(SA, p[0]), p[1], i[5], p[2], i[6],            \
+                                        TB_SARG(SB, p[3]), p[4], i[7])
+#define TB_CBLAS_symm(SA, SB)                                                                 \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr, tb_iarg, SB,     \
+               tb_ptr, tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3],              \
+                                    TB_SARG(SA, p[0]), p[1], i[4], p[2], i[5],                \
+                                    TB_SARG(SB, p[3]), p[4], i[6])
+#define TB_CBLAS_syrk(SA, SB)                                                                 \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, SB, tb_ptr,              \
+               tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3], TB_SARG(SA, p[0]),   \
+                            p[1], i[4], TB_SARG(SB, p[2]), p[3], i[5])
+#define TB_CBLAS_syr2k(SA, SB)                                                                \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr, tb_iarg, SB,     \
+               tb_ptr, tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3],              \
+                                    TB_SARG(SA, p[0]), p[1], i[4], p[2], i[5],                \
+                                    TB_SARG(SB, p[3]), p[4], i[6])
+#define TB_CBLAS_trmm(SA, SB)                                                                 \
+    ((void (*)(int, int, int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr,        \
+               tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], (int)i[2], (int)i[3], i[4], i[5], \
+                            TB_SARG(SA, p[0]), p[1], i[6], p[2], i[7])
+
+/* Each row's CBLAS forwarder, tb_forward_cblas_<x><routine>. */
+#define TB_FORWARD_KIND_(shape, a, b, r, x)                                                   \
+    static void tb_forward_cblas_##x##r(void *fn, const tb_call *c)                           \
     {                                                                                         \
         const int64_t *i = c->raw.i;                                                          \
-        ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, T, const T *, tb_iarg, const T *, \
-                   tb_iarg, T, T *, tb_iarg))fn)(c->layout, c->transa, c->transb, i[0], i[1], \
-                                                  i[2], (T)c->alpha, c->A, i[3], c->B, i[4],  \
-                                                  (T)c->beta, c->C, i[5]);                    \
-    }                                                                                         \
-    static void tb_forward_fortran_##x##gemm(void *fn, const tb_call *c)                      \
-    {                                                                                         \
         const void *const *p = c->raw.p;                                                      \
-        ((void (*)(const void *, const void *, const void *, const void *, const void *,      \
-                   const void *, const void *, const void *, const void *, const void *,      \
-                   const void *, const void *, const void *, size_t, size_t))fn)(             \
-            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],  \
-            1, 1);                                                                            \
+        TB_CBLAS_##shape(TB_SCALAR_##a##_##x, TB_SCALAR_##b##_##x);                           \
     }
+#define TB_FORWARD_KIND(...) TB_FORWARD_KIND_(__VA_ARGS__)
+#define TB_FORWARD_ROW(r, x, T, P, ...) TB_FORWARD_KIND(TB_KIND_##r, r, x)
+TB_ROUTINES(TB_FORWARD_ROW, )
 
-/* A row-major GEMM problem on a real xgemm of either interface: CBLAS with
- * the integers as 64-bit slots (right for LP64 and ILP64 alike), Fortran
- * column-major (C^T = op(B)^T op(A)^T) with integers of the name's width. */
+#define TB_FORWARD_FN(r, x, T, P, ...) [TB_R_##r][P] = tb_forward_cblas_##x##r,
+static void (*const tb_forward_cblas[TB_ROUTINE_COUNT][TB_PREC_COUNT])(void *, const tb_call *) = {
+    TB_ROUTINES(TB_FORWARD_FN, )};
+
+/* A Fortran call: its arguments' pointers, then the hidden lengths of its
+ * character arguments (2; trmm and trsm, the routines of 11 arguments, 4). */
+#define TB_P10 tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr
+#define TB_A10 p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
+static void tb_forward_fortran(void *fn, const tb_call *c)
+{
+    const void *const *p = c->raw.p;
+    switch (tb_routine_arity(c->entry->routine)) {
+    case 10:
+        ((void (*)(TB_P10, size_t, size_t))fn)(TB_A10, 1, 1);
+        break;
+    case 11:
+        ((void (*)(TB_P10, tb_ptr, size_t, size_t, size_t, size_t))fn)(TB_A10, p[10], 1, 1, 1, 1);
+        break;
+    case 12:
+        ((void (*)(TB_P10, tb_ptr, tb_ptr, size_t, size_t))fn)(TB_A10, p[10], p[11], 1, 1);
+        break;
+    case 13:
+        ((void (*)(TB_P10, tb_ptr, tb_ptr, tb_ptr, size_t, size_t))fn)(TB_A10, p[10], p[11], p[12],
+                                                                        1, 1);
+        break;
+    }
+}
+
+/* The problems of the GPU path (real GEMM), run on a real xgemm of either
+ * interface: CBLAS row-major with the integers as 64-bit slots (right for
+ * LP64 and ILP64 alike), Fortran column-major (C^T = op(B)^T op(A)^T) with
+ * integers of the name's width. */
 #define TB_PROBLEM_gemm(x, T)                                                                 \
     static void tb_problem_##x##gemm(void *fn, tb_api api, int w, const tb_problem *p)        \
     {                                                                                         \
@@ -294,21 +350,17 @@ typedef int64_t tb_iarg;
             fb, fa, v[0], v[1], v[2], &alpha, p->B, v[3], p->A, v[4], &beta, p->C, v[5], 1,   \
             1);                                                                               \
     }
-
-#define TB_FORWARDERS(r, x, T, P, ...) TB_FORWARD_##r(x, T) TB_PROBLEM_##r(x, T)
-TB_ROUTINES(TB_FORWARDERS, )
+TB_PROBLEM_gemm(s, float)
+TB_PROBLEM_gemm(d, double)
+static void (*const tb_problem_fn[])(void *, tb_api, int, const tb_problem *) = {
+    [TB_SINGLE] = tb_problem_sgemm, [TB_DOUBLE] = tb_problem_dgemm};
 
 static void tb_forward_to(void *fn, const tb_call *c)
 {
-#define TB_FORWARD_CASE(r, x, T, P, ...)                                                      \
-    if (c->entry->routine == TB_R_##r && c->prec == P) {                                      \
-        if (c->api == TB_API_CBLAS)                                                           \
-            tb_forward_cblas_##x##r(fn, c);                                                   \
-        else                                                                                  \
-            tb_forward_fortran_##x##r(fn, c);                                                 \
-        return;                                                                               \
-    }
-    TB_ROUTINES(TB_FORWARD_CASE, )
+    if (c->api == TB_API_CBLAS)
+        tb_forward_cblas[c->entry->routine][c->prec](fn, c);
+    else
+        tb_forward_fortran(fn, c);
 }
 
 /* A row-major problem on a real xgemm of its precision, whichever name
@@ -320,23 +372,21 @@ static void tb_run_problem(const tb_problem *p, const tb_entry *e)
     for (int api = TB_API_CBLAS; api <= TB_API_FORTRAN; api++)
         for (int i = 0; i < TB_ENTRY_COUNT; i++) {
             const tb_entry *x = &tb_entries[i];
-            if (x->routine != TB_R_gemm || x->prec != p->prec || x->api != (tb_api)api ||
-                !tb_real[i] || !tb_width[i])
-                continue;
-#define TB_PROBLEM_CASE(r, x_, T, P, ...)                                                     \
-            if (TB_R_##r == TB_R_gemm && p->prec == P) {                                      \
-                tb_problem_##x_##r(tb_real[i], (tb_api)api, tb_width[i], p);                  \
-                return;                                                                       \
+            if (x->routine == TB_R_gemm && x->prec == p->prec && x->api == (tb_api)api &&
+                tb_real[i] && tb_width[i]) {
+                tb_problem_fn[p->prec](tb_real[i], (tb_api)api, tb_width[i], p);
+                return;
             }
-            TB_ROUTINES(TB_PROBLEM_CASE, )
         }
     tb_no_blas(e ? e : tb_entry_of(TB_R_gemm, p->prec, TB_FAM_plain, TB_API_CBLAS));
     tb_cpu_gemm(p);
 }
 
 /* The caller's own entry point is missing: the call is checked as the BLAS
- * would check it (an illegal one is reported in the BLAS's words, C left
- * as it is) and runs on another name of the routine or the built-in GEMM. */
+ * would check it (an illegal one is reported in the BLAS's words, its
+ * output left as it is) and a real GEMM runs on another name of the
+ * routine or the built-in GEMM. The built-in path has nothing else: a legal
+ * call of another routine or a complex type is not run, and says so once. */
 static void tb_forward_elsewhere(const tb_call *c)
 {
     tb_problem p;
@@ -346,8 +396,14 @@ static void tb_forward_elsewhere(const tb_call *c)
                      "defines %s; the call was not run", c->entry->symbol, c->entry->symbol);
         return;
     }
-    if (tb_cpu_gemm_check(c, &p) == 0)
+    const int r = tb_cpu_gemm_check(c, &p);
+    if (r == 0) {
         tb_run_problem(&p, c->entry);
+    } else if (r > 0) {
+        tb_no_blas(c->entry);
+        tb_warn_once(TB_ONCE_NOT_BUILTIN, "%s: the built-in CPU path computes only real GEMM; "
+                     "this call and any like it are not run", c->entry->symbol);
+    }
 }
 
 void tb_forward_problem(const tb_problem *p)
