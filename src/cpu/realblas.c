@@ -29,49 +29,68 @@ static const char *tb_fallback_error;
 static char tb_fallback_error_text[512];
 static int tb_fallback_is_ours;   /* it was opened and is libtiledblas itself */
 
-/* A symbol is ours when it lives in the same object as this function; that
- * happens when TILEDBLAS_CPU_BLAS names libtiledblas itself. */
-static int tb_is_ours(void *sym)
-{
-    Dl_info self, other;
-    if (!dladdr((void *)tb_is_ours, &self) || !dladdr(sym, &other))
-        return 0;
-    return self.dli_fbase == other.dli_fbase;
-}
-
-/* A loaded object that defines `name` and is not us: how a program that
- * dlopen()ed its BLAS privately (numpy's extension modules do) is served by
- * the very BLAS it loaded. */
-typedef struct tb_scan { const char *name; void *sym; } tb_scan;
+/* The span of our own object's segments, and the other loaded objects
+ * (but the main program), each opened once for the lookups: RTLD_NOLOAD
+ * takes a reference, which tb_resolve drops when it is done. One pass over
+ * the loaded objects serves every name of the table. */
+static uintptr_t tb_self_lo, tb_self_hi;
+typedef struct tb_objects { void **h; int n, cap; } tb_objects;
 
 static int tb_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    tb_scan *sc = arg;
+    tb_objects *o = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            const uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            lo = a < lo ? a : lo;
+            hi = a + info->dlpi_phdr[i].p_memsz > hi ? a + info->dlpi_phdr[i].p_memsz : hi;
+        }
+    const uintptr_t self = (uintptr_t)(void *)tb_scan_one;
+    if (self >= lo && self < hi) {
+        tb_self_lo = lo;
+        tb_self_hi = hi;
+        return 0;
+    }
     if (!info->dlpi_name || !*info->dlpi_name)
         return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *sym = dlsym(h, sc->name);
-    dlclose(h);   /* RTLD_NOLOAD took a reference; the object stays loaded */
-    if (sym && !tb_is_ours(sym)) {
-        sc->sym = sym;
-        return 1;
+    if (o->n == o->cap) {
+        const int cap = o->cap ? 2 * o->cap : 64;
+        void **h = realloc(o->h, (size_t)cap * sizeof *h);
+        if (!h)
+            return 1;
+        o->h = h;
+        o->cap = cap;
     }
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        o->h[o->n++] = h;
     return 0;
 }
 
-/* The program's own symbol if it loaded one, else the fallback library's. */
-static void *tb_lookup(const char *name, void **fallback, const char **fallback_error)
+/* A symbol is ours when it lies in our own object; that happens when
+ * TILEDBLAS_CPU_BLAS names libtiledblas itself. */
+static int tb_is_ours(void *sym)
+{
+    return (uintptr_t)sym >= tb_self_lo && (uintptr_t)sym < tb_self_hi;
+}
+
+/* The program's own symbol if it loaded one: the next after us, else that
+ * of any loaded object that is not us (how a program that dlopen()ed its
+ * BLAS privately, as numpy's extension modules do, is served by the very
+ * BLAS it loaded); else the fallback library's. */
+static void *tb_lookup(const char *name, const tb_objects *o, void **fallback,
+                       const char **fallback_error)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     if (sym && !tb_is_ours(sym))
         return sym;
-    tb_scan sc = {name, NULL};
-    dl_iterate_phdr(tb_scan_one, &sc);
-    if (sc.sym)
-        return sc.sym;
+    for (int i = 0; i < o->n; i++) {
+        sym = dlsym(o->h[i], name);
+        if (sym && !tb_is_ours(sym))
+            return sym;
+    }
     /* None loaded at all: open the configured one (none under secure
      * execution, where no library is loaded from the environment). */
     const char *configured = tb_settings_get()->cpu_blas;
@@ -161,8 +180,13 @@ static void tb_resolve(void)
 {
     void *fallback = NULL;
     const char *error = NULL;
+    tb_objects objects = {NULL, 0, 0};
+    dl_iterate_phdr(tb_scan_one, &objects);
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
-        tb_real[i] = tb_lookup(tb_entries[i].symbol, &fallback, &error);
+        tb_real[i] = tb_lookup(tb_entries[i].symbol, &objects, &fallback, &error);
+    for (int i = 0; i < objects.n; i++)
+        dlclose(objects.h[i]);   /* the objects stay loaded: only our references go */
+    free(objects.h);
     tb_fallback_error = error;
     /* The plain names' width, per interface; with no BLAS at all behind
      * them the built-in GEMM runs their calls, at the LP64 width a program
