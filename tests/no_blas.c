@@ -12,7 +12,12 @@
  *                     sentinels around C and in its gaps; then (unless
  *                     "small") a timed and checked 512^3 call
  *   no_blas illegal   illegal calls: each one's report on stderr, exactly as
- *                     the BLAS words it, and C untouched */
+ *                     the BLAS words it, and C untouched
+ *   no_blas level3    routines the built-in path does not compute (dsyrk_,
+ *                     cblas_ztrsm, cblas_csyr2k): illegal calls, then a legal
+ *                     one; every output left as it was (the reports and the
+ *                     library's warnings on stderr are checked by
+ *                     tests/preload.sh) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <float.h>
@@ -475,6 +480,39 @@ static int illegal_calls(int dbl)
     return bad;
 }
 
+/* Other routines than gemm, found at run time: four illegal calls, then a
+ * legal dsyrk_ call, which the built-in path does not run. Returns 1 when
+ * an output was written. */
+static int level3_calls(void)
+{
+    void (*dsyrk)(const char *, const char *, const int *, const int *, const double *,
+                  const double *, const int *, const double *, double *, const int *, size_t,
+                  size_t) = (__typeof__(dsyrk))dlsym(RTLD_DEFAULT, "dsyrk_");
+    void (*ztrsm)(int, int, int, int, int, int, int, const void *, const void *, int, void *,
+                  int) = (__typeof__(ztrsm))dlsym(RTLD_DEFAULT, "cblas_ztrsm");
+    void (*csyr2k)(int, int, int, int, int, const void *, const void *, int, const void *, int,
+                   const void *, void *, int) = (__typeof__(csyr2k))dlsym(RTLD_DEFAULT, "cblas_csyr2k");
+    if (!dsyrk || !ztrsm || !csyr2k) {
+        printf("dsyrk_, cblas_ztrsm or cblas_csyr2k missing\n");
+        return 1;
+    }
+    double a[32], c[32], c0[32];
+    const double one[2] = {1.0, 0.0};
+    for (int i = 0; i < 32; i++)
+        a[i] = 1.0, c[i] = c0[i] = SENTINEL;
+    const int two = 2, three = 3, minus = -1;
+    dsyrk("U", "N", &minus, &two, one, a, &two, one, c, &two, 1, 1);      /* N < 0: 3 */
+    dsyrk("U", "N", &three, &two, one, a, &two, one, c, &three, 1, 1);    /* LDA < N: 7 */
+    ztrsm(ROW, 141, 121, NT, 131, 2, 2, one, a, 2, c, 1);                  /* ldb < N: 12 */
+    ztrsm(ROW, 141, 7, NT, 131, 2, 2, one, a, 2, c, 2);                    /* Uplo: 3 */
+    csyr2k(COL, 121, CT, 2, 2, one, a, 2, a, 2, one, c, 2);                /* ConjTrans: 3 */
+    dsyrk("U", "N", &two, &two, one, a, &two, one, c, &two, 1, 1);        /* legal, not run */
+    const int bad = memcmp(c, c0, sizeof c) != 0;
+    printf("%s\n", bad ? "FAIL: an output was written" : "6 calls of dsyrk_, cblas_ztrsm and "
+           "cblas_csyr2k, every output left as it was");
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (resolve() != 0) {
@@ -491,6 +529,8 @@ int main(int argc, char **argv)
                (int)(sizeof illegal / sizeof illegal[0]));
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "level3") == 0)
+        return level3_calls();
     int calls = argc > 1 ? atoi(argv[1]) : 400, big_too = !(argc > 2 && strcmp(argv[2], "small") == 0);
     int bad = correct(0, calls, big_too);
     bad += correct(1, calls, big_too);

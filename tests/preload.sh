@@ -22,7 +22,7 @@ set_prec() {
     if [ "$prec" = double ]; then dbl=--double g=dgemm; else dbl="" g=sgemm; fi
 }
 case "$case_name" in
-double*|xdcblat3-*|xblat3d-*|xlintstd) set_prec double ;;
+double*|xlintstd) set_prec double ;;
 *) set_prec single ;;
 esac
 # The calls that statistics rows (TILEDBLAS_STATS, JSON lines) in $1 count
@@ -30,6 +30,55 @@ esac
 stats_calls() {
     grep '^{"stats":"row"' "$1" 2>/dev/null | grep "\"prec\":\"$2\"" |
         sed -n 's/.*"calls":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+}
+# A reference level-3 tester's run, checked: level3_tester cblas|fortran
+# DECK REPORT STDERR. Every routine the deck tests passed its error exits
+# and computational tests, with no failure or suspect result; each of its
+# calls was intercepted once, in its own name (cblas_dsyrk as dsyrk, dsyrk_
+# as dsyrk_): its decision lines are its computed calls plus the illegal
+# calls of its error-exit tests, which say illegal-args and all come before
+# the first computed one. Every routine and precision but real GEMM says
+# cpu-only; in forced-GPU mode on a GPU over 1000 real GEMM calls reach
+# it, and without one none does; at most one line besides the decision
+# lines (forced-GPU mode's warning that there is no GPU). Sets $said.
+level3_tester() {
+    api=$1 deck=$2 report=$3 err=$4
+    [ -f "$report" ] || fail "no report $report"
+    ! grep -qiE 'FAIL|SUSPECT' "$report" || fail "$(grep -iE 'FAIL|SUSPECT' "$report" | head -3)"
+    routines=$(sed -n 's/^\(cblas_\)\{0,1\}\([SDCZsdcz][A-Za-z0-9]*\) *T .*/\2/p' "$deck" | tr A-Z a-z)
+    [ -n "$routines" ] || fail "no routine tested in $deck"
+    said="" total=0
+    for r in $routines; do
+        if [ "$api" = cblas ]; then name=$r; R=cblas_$r; else name=${r}_; R=$(echo "$r" | tr a-z A-Z); fi
+        grep -qE "^ *$R +PASSED THE TESTS OF ERROR-EXITS" "$report" || fail "$R: error exits: $(grep -E "^ *$R " "$report" | head -3)"
+        computed=$(sed -n "s/^ *$R *PASSED THE .*COMPUTATIONAL TESTS ( *\([0-9]*\) CALLS).*/\1/p" "$report" |
+                   awk '{ s += $1; n++ } END { print (n ? s : -1) }')
+        [ "$computed" -gt 0 ] || fail "$R did not pass its computational tests: $(grep -E "^ *$R " "$report" | head -3)"
+        [ "$api" = fortran ] || [ "$(grep -cE "^ *$R *PASSED THE (COLUMN|ROW)-MAJOR" "$report")" = 2 ] ||
+            fail "$R: not both layouts passed"
+        # lines, illegal-args lines, and whether every illegal one came first
+        set -- $(awk -v n="tiledblas: $name " 'index($0, n) == 1 {
+                     lines++; if (/ -> cpu \(illegal-args\)$/) { ill++; if (legal) late++ } else legal++ }
+                     END { print lines + 0, ill + 0, late + 0 }' "$err")
+        [ "$1" = $((computed + $2)) ] && [ "$2" -gt 0 ] && [ "$3" = 0 ] ||
+            fail "$R: $1 decision lines for $computed computed calls and $2 illegal ones ($3 illegal after a computed one)"
+        case $r in
+        sgemm|dgemm) ;;
+        *) bad=$(grep "^tiledblas: $name " "$err" | grep -vcE ' -> cpu \((cpu-only|illegal-args)\)$' || true)
+           [ "$bad" = 0 ] || fail "$R: $bad calls not cpu-only: $(grep "^tiledblas: $name " "$err" | grep -vE '(cpu-only|illegal-args)' | head -2)" ;;
+        esac
+        total=$((total + $1)) said="$said $R $1"
+    done
+    others=$(grep -v ' -> ' "$err" | grep -c . || true)
+    [ "$others" -le 1 ] || fail "$others lines besides the decision lines: $(grep -v ' -> ' "$err" | head -3)"
+    gpu=$(count ' -> gpu ' "$err")
+    if have_gpu; then
+        [ "$mode" != gpu ] || ! echo "$routines" | grep -qE '^[sd]gemm$' || [ "$gpu" -gt 1000 ] ||
+            fail "only $gpu calls reached the GPU"
+    else
+        [ "$gpu" = 0 ] || fail "no GPU, yet $gpu calls claim it"
+    fi
+    said="all passed;$said decision lines, each routine's computed and illegal calls once; $gpu on the GPU"
 }
 # Calls from many threads at once, and around fork(): in the given mode,
 # every result right and exactly one whole decision line per call.
@@ -239,8 +288,9 @@ bad-settings)
     pass "bad values warn once, naming the variable" ;;
 illegal-args)
     # The real BLAS reports illegal arguments (xerbla) exactly as without us,
-    # in both precisions and both interfaces; and each illegal call was
-    # intercepted (its decision line says illegal-args) before it went there.
+    # for gemm in both real precisions, dsyrk and ztrsm, both interfaces; and
+    # each illegal call was intercepted (its decision line says
+    # illegal-args) before it went there.
     "$bin/illegal_args" >"$tmp/plain" 2>&1 || fail "illegal_args fails without the preload"
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=0 pre "$bin/illegal_args" >"$tmp/pre" 2>&1 \
@@ -248,12 +298,13 @@ illegal-args)
         diff "$tmp/plain" "$tmp/pre" >"$tmp/diff" || fail "reports differ (mode $mode): $(head -5 "$tmp/diff")"
     done
     TILEDBLAS_VERBOSE=2 pre "$bin/illegal_args" >"$tmp/out" 2>"$tmp/err" || fail "the program did not go on at VERBOSE=2"
-    for r in cblas_sgemm:sgemm sgemm_:sgemm_ cblas_dgemm:dgemm dgemm_:dgemm_; do
+    for r in cblas_sgemm:sgemm sgemm_:sgemm_ cblas_dgemm:dgemm dgemm_:dgemm_ cblas_dsyrk:dsyrk \
+             dsyrk_:dsyrk_ cblas_ztrsm:ztrsm ztrsm_:ztrsm_; do
         calls=$(count "^illegal ${r%:*} call" "$tmp/out")
         n=$(count "^tiledblas: ${r#*:} .* -> cpu (illegal-args)\$" "$tmp/err")
         [ "$calls" -gt 0 ] && [ "$n" = "$calls" ] || fail "$n illegal-args decision lines for $calls illegal ${r%:*} calls"
     done
-    pass "$(grep -c 'illegal value' "$tmp/plain") illegal calls (cblas_sgemm, sgemm_, cblas_dgemm, dgemm_) intercepted, then reported exactly as OpenBLAS does" ;;
+    pass "$(grep -c '^illegal ' "$tmp/out") illegal calls (cblas_sgemm, sgemm_, cblas_dgemm, dgemm_, cblas_dsyrk, dsyrk_, cblas_ztrsm, ztrsm_) intercepted, then reported exactly as OpenBLAS does" ;;
 threads)
     threads_runs
     pass "16 and 64 POSIX threads and 32 OpenMP threads calling at once: all right, one decision line per call" ;;
@@ -264,44 +315,35 @@ double-threads-fork)
     threads_runs
     fork_runs
     pass "double precision: 16 and 64 POSIX threads, 32 OpenMP threads, and around fork: all right, one dgemm line per call" ;;
-xscblat3-auto|xscblat3-gpu|xscblat3-wide|xdcblat3-auto|xdcblat3-gpu)
-    # The reference CBLAS tester of the run's precision (x?cblat3, deck ?in3).
-    p=${g%gemm}; tester=x${p}cblat3
+xscblat3-*|xdcblat3-*|xccblat3-*|xzcblat3-*)
+    # The reference CBLAS tester of the case's precision (x?cblat3, deck
+    # ?in3): every level-3 routine of the deck passes in both layouts.
+    p=${case_name#x}; p=${p%%cblat3-*}; tester=x${p}cblat3
     [ -x "$blasdir/$tester" ] || skip "$tester not installed (Debian package libblas-test)"
     deck=$blasdir/${p}in3; mode=${case_name#*-}
     [ "$mode" = wide ] && { deck=$(dirname "$0")/data/sin3_wide; mode=gpu; }
     cd "$tmp" || exit 1
     # The reference CBLAS needs the reference library's RowMajorStrg. Its
-    # cblas_?gemm calls ?gemm_, which we also export: each call must be
-    # intercepted once (as ?gemm), never a second time (as ?gemm_).
+    # cblas_?xxx calls ?xxx_, which we also export: each call must be
+    # intercepted once (as ?xxx), never a second time (as ?xxx_).
     LD_LIBRARY_PATH=$blasdir TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" \
         "$blasdir/$tester" <"$deck" >"$tmp/out" 2>"$tmp/err" || fail "$tester exited non-zero"
-    grep -q "cblas_$g  PASSED THE COLUMN-MAJOR COMPUTATIONAL" "$tmp/out" || fail "$(grep -i $g "$tmp/out" | head)"
-    grep -q "cblas_$g  PASSED THE ROW-MAJOR    COMPUTATIONAL" "$tmp/out" || fail "$(grep -i $g "$tmp/out" | head)"
-    grep -q "cblas_$g  PASSED THE TESTS OF ERROR-EXITS" "$tmp/out" || fail "error exits"
-    ! grep -qiE 'FAIL|SUSPECT' "$tmp/out" || fail "$(grep -iE 'FAIL|SUSPECT' "$tmp/out" | head)"
-    twice=$(count "^tiledblas: ${g}_ " "$tmp/err"); once=$(count "^tiledblas: $g " "$tmp/err")
-    [ "$twice" = 0 ] && [ "$once" -gt 1000 ] || fail "recursion guard: $once cblas lines, $twice ${g}_ lines"
-    gpu=$(count ' -> gpu ' "$tmp/err")
-    have_gpu && [ "$mode" = gpu ] && { [ "$gpu" -gt 1000 ] || fail "only $gpu calls reached the GPU"; }
-    pass "$tester ($deck) in mode $mode: $(grep -c PASSED "$tmp/out") PASSED lines; $once calls intercepted once each, $gpu on the GPU" ;;
-xblat3s-auto|xblat3s-gpu|xblat3d-auto|xblat3d-gpu)
-    # The reference Fortran tester of the run's precision calls ?gemm_
-    # directly (xblat3?, deck ?blat3.in, report ?blat3.out).
-    p=${g%gemm}; tester=xblat3$p; G=$(echo "$g" | tr a-z A-Z)
+    level3_tester cblas "$deck" "$tmp/out" "$tmp/err"
+    twice=$(count "^tiledblas: ${p}[a-z0-9]*_ " "$tmp/err")
+    [ "$twice" = 0 ] || fail "recursion guard: $twice Fortran lines: $(grep -m1 "^tiledblas: ${p}[a-z0-9]*_ " "$tmp/err")"
+    pass "$tester ($deck) in mode $mode: $said" ;;
+xblat3s-*|xblat3d-*|xblat3c-*|xblat3z-*)
+    # The reference Fortran tester of the case's precision calls the
+    # routines' Fortran names directly (xblat3?, deck ?blat3.in, report
+    # ?blat3.out).
+    p=${case_name#xblat3}; p=${p%%-*}; tester=xblat3$p
     [ -x "$blasdir/$tester" ] || skip "$tester not installed (Debian package libblas-test)"
     mode=${case_name#*-}
     cd "$tmp" || exit 1
     TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$blasdir/$tester" <"$blasdir/${p}blat3.in" \
         >"$tmp/out" 2>"$tmp/err" || fail "$tester exited non-zero"
-    report=$tmp/${p}blat3.out
-    grep -q "$G  PASSED THE COMPUTATIONAL TESTS" "$report" || fail "$(grep -i $g "$report" | head)"
-    grep -q "$G  PASSED THE TESTS OF ERROR-EXITS" "$report" || fail "error exits"
-    ! grep -qiE 'FAIL|SUSPECT' "$report" || fail "$(grep -iE 'FAIL|SUSPECT' "$report" | head)"
-    n=$(count "^tiledblas: ${g}_ ColMajor" "$tmp/err"); gpu=$(count ' -> gpu ' "$tmp/err")
-    [ "$n" -gt 1000 ] || fail "only $n ${g}_ calls intercepted"
-    have_gpu && [ "$mode" = gpu ] && { [ "$gpu" -gt 1000 ] || fail "only $gpu calls reached the GPU"; }
-    pass "$tester in mode $mode: $G passed; $n ${g}_ calls intercepted, $gpu on the GPU" ;;
+    level3_tester fortran "$blasdir/${p}blat3.in" "$tmp/${p}blat3.out" "$tmp/err"
+    pass "$tester in mode $mode: $said" ;;
 xlintsts|xlintstd)
     # LAPACK's linear solver tests of the run's precision, against the
     # reference LAPACK (whose ?gemm_ calls reach us), in forced-GPU mode: the
@@ -340,11 +382,12 @@ numpy)
     pass "numpy: $(sed -n 's/^products float32: //p' "$tmp/out") float32 and $(sed -n 's/^products float64: //p' "$tmp/out") float64 products (C, Fortran and transposed operands) intercepted and right" ;;
 ilp64)
     # A program on an ILP64 BLAS (Debian's libopenblas64, 64-bit integers
-    # under the plain names), and one calling the "64_" suffix names: right
-    # results for every layout and transpose in auto and forced-GPU modes,
-    # each call intercepted once with its true sizes, no false report of an
-    # illegal argument; the BLAS's own reports of illegal calls byte for
-    # byte as without us; a legal M past 2^31 forwarded, not misread.
+    # under the plain names), and one calling the "64_" suffix names: gemm,
+    # syrk and trsm right for every layout, transpose, uplo, side and diag in
+    # auto and forced-GPU modes, each call intercepted once with its true
+    # sizes, no false report of an illegal argument; the BLAS's own reports
+    # of illegal calls byte for byte as without us; a legal size past 2^31
+    # (gemm's M, syrk's K) forwarded, not misread.
     [ -x "$bin/ilp64_check" ] || skip "libopenblas64 (Debian's libopenblas64-pthread-dev) not installed"
     for names in plain suffix64; do
         "$bin/ilp64_check" --names $names >"$tmp/out" 2>"$tmp/err" \
@@ -354,7 +397,7 @@ ilp64)
                 >"$tmp/out" 2>"$tmp/err" || fail "$names names, mode $mode: $(tail -2 "$tmp/out")"
             calls=$(sed -n 's/.*: \([0-9]*\) passed, 0 failed$/\1/p' "$tmp/out")
             [ -n "$calls" ] || fail "$names names, mode $mode: $(tail -1 "$tmp/out")"
-            n=$(grep -cE '^tiledblas: [a-z_0-9]+ (RowMajor|ColMajor) [NTC][NTC] m=[1-9][0-9]* n=[1-9][0-9]* k=[1-9][0-9]* -> ' "$tmp/err" || true)
+            n=$(grep -cE '^tiledblas: [a-z_0-9]+ (RowMajor|ColMajor) [LRUNTC]{2,4} m=[1-9][0-9]* n=[1-9][0-9]* k=[1-9][0-9]* -> ' "$tmp/err" || true)
             [ "$n" = "$calls" ] || fail "$names names, mode $mode: $n decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
             ! grep -q 'illegal\|parameter number\|was incorrect' "$tmp/err" || fail "$names names, mode $mode: $(grep 'illegal\|parameter\|incorrect' "$tmp/err" | head -2)"
         done
@@ -364,9 +407,9 @@ ilp64)
         TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/ilp64_check" --names $names --wide >"$tmp/out" 2>"$tmp/err" \
             || fail "$names names: M past 2^31: $(cat "$tmp/out" "$tmp/err" | head -3)"
         n=$(grep -c ' -> cpu (ints-past-32-bits)$' "$tmp/err" || true)
-        [ "$n" = 2 ] || fail "$names names: M past 2^31 not forwarded: $(head -3 "$tmp/err")"
+        [ "$n" = 4 ] || fail "$names names: a size past 2^31 not forwarded ($n of 4 calls): $(head -3 "$tmp/err")"
     done
-    pass "ILP64 names right in auto and forced-GPU modes (plain and 64_ suffix), their illegal calls reported as the BLAS does, M past 2^31 forwarded" ;;
+    pass "ILP64 names (plain and 64_ suffix): $calls gemm, syrk and trsm calls right in auto and forced-GPU modes, each intercepted once, their illegal calls reported as the BLAS does, sizes past 2^31 forwarded" ;;
 numpy-pypi)
     # numpy and scipy from PyPI (scripts/test.sh makes the virtual
     # environment): numpy's wheel calls its bundled scipy-openblas64 by
@@ -585,7 +628,9 @@ no-blas)
     # (cblas_sgemm, sgemm_, cblas_dgemm, dgemm_). Every call is right (the
     # built-in CPU GEMM, in the call's precision), one warning in all says
     # what was looked for, illegal calls are reported in the BLAS's words
-    # and leave C as it was; silent at TILEDBLAS_VERBOSE=0.
+    # and leave C as it was; silent at TILEDBLAS_VERBOSE=0. The built-in
+    # path has GEMM only: other routines' illegal calls are reported so
+    # too, and a legal call is not run, which one more warning says.
     ldd "$bin/no_blas" | grep -i blas | grep -v tiledblas && fail "no_blas loads a BLAS"
     none=libtiledblas-test-no-such-blas.so.0
     want="tiledblas: no CPU BLAS found: the program loaded no cblas_sgemm or sgemm_, and TILEDBLAS_CPU_BLAS='$none' could not be opened ($none: cannot open shared object file: No such file or directory); calls run on the built-in CPU GEMM (single-threaded, slow)"
@@ -606,13 +651,25 @@ no-blas)
     one_warning "$tmp/err" "$want"
     TILEDBLAS_CPU_BLAS=libm.so.6 "$bin/no_blas" 50 small >"$tmp/out" 2>"$tmp/err" || fail "libm: $(tail -5 "$tmp/out")"
     one_warning "$tmp/err" "${want%%, and *}, and TILEDBLAS_CPU_BLAS='libm.so.6' has neither; calls run on the built-in CPU GEMM (single-threaded, slow)"
+    # Other routines: illegal calls reported in the BLAS's words, a legal
+    # one not run, and said so once.
+    TILEDBLAS_CPU_BLAS=$none pre "$bin/no_blas_dl" level3 >"$tmp/out" 2>"$tmp/err" || fail "level3: $(cat "$tmp/out")"
+    printf '%s\n' " ** On entry to DSYRK  parameter number  3 had an illegal value" \
+        " ** On entry to DSYRK  parameter number  7 had an illegal value" \
+        "Parameter 12 to routine cblas_ztrsm  was incorrect" \
+        "Parameter 3 to routine cblas_ztrsm was incorrect" "Illegal Uplo setting, 7" \
+        "Parameter 3 to routine cblas_csyr2k was incorrect" \
+        "$(echo "$want" | sed 's/cblas_sgemm or sgemm_/cblas_dsyrk or dsyrk_/')" \
+        "tiledblas: dsyrk_: the built-in CPU path computes only real GEMM; this call and any like it are not run" \
+        >"$tmp/want"
+    diff "$tmp/want" "$tmp/err" >"$tmp/diff" || fail "level3 reports: $(head -6 "$tmp/diff")"
     for mode in auto cpu gpu verify; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=0 TILEDBLAS_CPU_BLAS=$none pre "$bin/no_blas_dl" 100 small \
             >"$tmp/out" 2>"$tmp/err" || fail "mode $mode: $(tail -5 "$tmp/out")"
         # (verify mode's report at exit is written whatever the verbosity)
         [ $mode = verify ] || [ ! -s "$tmp/err" ] || fail "mode $mode, TILEDBLAS_VERBOSE=0: $(head -3 "$tmp/err")"
     done
-    pass "no BLAS: every single and double call right, linked and preloaded, in every mode; one warning; illegal calls reported as the BLAS does" ;;
+    pass "no BLAS: every single and double call right, linked and preloaded, in every mode; one warning; illegal calls reported as the BLAS does; other routines' illegal calls reported so too, a legal one not run and said so" ;;
 *)
     echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -33,6 +33,186 @@ static void test_legality(void)
     x.lda = 0;                         CHECK(!legal(&x), "ld 0 is never legal");
 }
 
+/* A call of a routine's plain entry point read as the entry point keeps
+ * it (tb_call_read, 32-bit integers): v holds its options and integers in
+ * argument order (a Fortran option as its character, a CBLAS one as its
+ * value); the scalars are 1 (and 1i), the matrices point at a dummy. */
+static tb_call read_call(tb_routine r, tb_prec prec, tb_api api, int layout, const int *v)
+{
+    static char opt[16][16];
+    static int32_t ints[16][16];
+    static double dummy[8];
+    static const double one_d[2] = {1.0, 1.0};
+    static const float one_s[2] = {1.0f, 1.0f};
+    const void *one = prec == TB_DOUBLE || prec == TB_ZCOMPLEX ? (const void *)one_d : (const void *)one_s;
+    static unsigned slot;
+    char *o = opt[slot % 16];
+    int32_t *f = ints[slot++ % 16];
+    tb_call c = {.entry = tb_entry_of(r, prec, TB_FAM_plain, api), .layout = layout};
+    int ni = 0, np = 0, nv = 0;
+    for (int j = 0; j < tb_routine_arity(r); j++) {
+        const char a = tb_routine_arg(r, j);
+        const int option = strchr("sutTd", a) != NULL, integer = strchr("MNKxyz", a) != NULL;
+        const void *ptr = a == 'a' || a == 'b' ? one : dummy;
+        if (api == TB_API_CBLAS) {
+            if (option || integer)
+                c.raw.i[ni++] = v[nv++];
+            else
+                c.raw.p[np++] = ptr;
+        } else if (option) {
+            o[j] = (char)v[nv++];
+            c.raw.p[j] = &o[j];
+        } else if (integer) {
+            f[j] = v[nv++];
+            c.raw.p[j] = &f[j];
+        } else {
+            c.raw.p[j] = ptr;
+        }
+    }
+    tb_call_read(&c, 4);
+    return c;
+}
+
+/* One illegal argument at a time, as the reference BLAS numbers it, for
+ * a routine of each shape beyond gemm's: dsyrk and ztrsm, both interfaces,
+ * both layouts; and the transposes complex syrk and herk do not take. */
+static void test_legality_level3(void)
+{
+    enum { U = TB_UPPER, L = TB_LOWER, N = TB_NO_TRANS, T = TB_TRANS, C = TB_CONJ_TRANS,
+           LE = TB_LEFT, RI = TB_RIGHT, NU = TB_NON_UNIT, UN = TB_UNIT,
+           ROW = TB_ROW_MAJOR, COL = TB_COL_MAJOR, F = TB_API_FORTRAN, CB = TB_API_CBLAS };
+    static const struct {
+        tb_routine r;
+        tb_prec prec;
+        int api, layout, want;
+        int v[8];
+        const char *what;
+    } cases[] = {
+        /* dsyrk_(UPLO 1, TRANS 2, N 3, K 4, ALPHA, A, LDA 7, BETA, C, LDC 10) */
+        {TB_R_syrk, TB_DOUBLE, F, 0, 0, {'U', 'N', 4, 3, 4, 4}, "legal"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 0, {'l', 'c', 4, 3, 3, 4}, "lower case; C with lda >= k"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 1, {'X', 'N', 4, 3, 4, 4}, "UPLO"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 2, {'U', 'X', 4, 3, 4, 4}, "TRANS"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 3, {'U', 'N', -1, 3, 4, 4}, "N < 0"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 4, {'U', 'N', 4, -1, 4, 4}, "K < 0"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 7, {'U', 'N', 4, 3, 3, 4}, "LDA < N"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 7, {'U', 'T', 4, 3, 2, 4}, "TRANS T, LDA < K"},
+        {TB_R_syrk, TB_DOUBLE, F, 0, 10, {'U', 'N', 4, 3, 4, 3}, "LDC < N"},
+        /* cblas_dsyrk(layout 1, Uplo 2, Trans 3, N 4, K 5, alpha, A, lda 8, beta, C, ldc 11) */
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 0, {U, N, 4, 3, 4, 4}, "legal"},
+        {TB_R_syrk, TB_DOUBLE, CB, 99, 1, {U, N, 4, 3, 4, 4}, "layout"},
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 2, {120, N, 4, 3, 4, 4}, "Uplo"},
+        {TB_R_syrk, TB_DOUBLE, CB, ROW, 2, {120, N, 4, 3, 4, 4}, "row-major Uplo"},
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 3, {U, 110, 4, 3, 4, 4}, "Trans"},
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 4, {U, N, -1, 3, 4, 4}, "N < 0"},
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 5, {U, N, 4, -1, 4, 4}, "K < 0"},
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 8, {U, N, 4, 3, 3, 4}, "lda < N"},
+        {TB_R_syrk, TB_DOUBLE, CB, COL, 11, {U, N, 4, 3, 4, 3}, "ldc < N"},
+        {TB_R_syrk, TB_DOUBLE, CB, ROW, 0, {L, N, 4, 3, 3, 4}, "row-major A (N x K) needs lda >= K"},
+        {TB_R_syrk, TB_DOUBLE, CB, ROW, 8, {L, N, 4, 3, 2, 4}, "row-major lda < K"},
+        {TB_R_syrk, TB_DOUBLE, CB, ROW, 8, {L, T, 4, 3, 3, 4}, "row-major Trans, lda < N"},
+        {TB_R_syrk, TB_DOUBLE, CB, ROW, 0, {L, C, 4, 3, 4, 4}, "real ConjTrans is Trans"},
+        /* ztrsm_(SIDE 1, UPLO 2, TRANSA 3, DIAG 4, M 5, N 6, ALPHA, A, LDA 9, B, LDB 11) */
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 0, {'L', 'U', 'C', 'N', 4, 3, 4, 4}, "legal"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 1, {'X', 'U', 'N', 'N', 4, 3, 4, 4}, "SIDE"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 2, {'L', 'X', 'N', 'N', 4, 3, 4, 4}, "UPLO"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 3, {'L', 'U', 'X', 'N', 4, 3, 4, 4}, "TRANSA"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 4, {'L', 'U', 'N', 'X', 4, 3, 4, 4}, "DIAG"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 5, {'L', 'U', 'N', 'N', -1, 3, 4, 4}, "M < 0"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 6, {'L', 'U', 'N', 'N', 4, -1, 4, 4}, "N < 0"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 9, {'L', 'U', 'N', 'N', 4, 3, 3, 4}, "left, LDA < M"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 0, {'r', 'l', 't', 'u', 4, 3, 3, 4}, "right: LDA >= N"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 9, {'R', 'U', 'N', 'N', 4, 3, 2, 4}, "right, LDA < N"},
+        {TB_R_trsm, TB_ZCOMPLEX, F, 0, 11, {'L', 'U', 'N', 'N', 4, 3, 4, 3}, "LDB < M"},
+        /* cblas_ztrsm(layout 1, Side 2, Uplo 3, TransA 4, Diag 5, M 6, N 7, alpha, A, lda 10,
+         * B, ldb 12); row-major checks N before M */
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 0, {LE, U, C, UN, 4, 3, 4, 4}, "legal"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, 0, 1, {LE, U, N, NU, 4, 3, 4, 4}, "layout"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 2, {140, U, N, NU, 4, 3, 4, 4}, "Side"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 3, {LE, 0, N, NU, 4, 3, 4, 4}, "Uplo"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 4, {LE, U, 114, NU, 4, 3, 4, 4}, "TransA"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 5, {LE, U, N, 133, 4, 3, 4, 4}, "Diag"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 6, {LE, U, N, NU, -1, 3, 4, 4}, "M < 0"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 7, {LE, U, N, NU, 4, -1, 4, 4}, "N < 0"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 10, {LE, U, N, NU, 4, 3, 3, 4}, "lda < M"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, COL, 12, {LE, U, N, NU, 4, 3, 4, 3}, "ldb < M"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, ROW, 7, {LE, U, N, NU, -1, -1, 4, 4}, "row-major: N first"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, ROW, 0, {LE, U, N, NU, 4, 3, 4, 3}, "row-major B (M x N): ldb >= N"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, ROW, 12, {LE, U, N, NU, 4, 3, 4, 2}, "row-major ldb < N"},
+        {TB_R_trsm, TB_ZCOMPLEX, CB, ROW, 10, {RI, U, N, NU, 4, 3, 2, 3}, "row-major right, lda < N"},
+        /* complex syrk takes N and T, herk N and C */
+        {TB_R_syrk, TB_ZCOMPLEX, F, 0, 2, {'U', 'C', 4, 3, 4, 4}, "zsyrk_ TRANS C"},
+        {TB_R_herk, TB_ZCOMPLEX, F, 0, 2, {'U', 'T', 4, 3, 4, 4}, "zherk_ TRANS T"},
+        {TB_R_herk, TB_COMPLEX, F, 0, 0, {'U', 'C', 4, 3, 3, 4}, "cherk_ TRANS C"},
+        {TB_R_syrk, TB_COMPLEX, CB, ROW, 3, {U, C, 4, 3, 4, 4}, "row-major cblas_csyrk ConjTrans"},
+        {TB_R_her2k, TB_ZCOMPLEX, CB, COL, 3, {U, T, 4, 3, 4, 4, 4}, "cblas_zher2k Trans"},
+        {TB_R_her2k, TB_ZCOMPLEX, CB, ROW, 0, {U, C, 4, 3, 4, 4, 4}, "row-major cblas_zher2k ConjTrans"},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const tb_call c = read_call(cases[i].r, cases[i].prec, (tb_api)cases[i].api,
+                                    cases[i].layout, cases[i].v);
+        const int got = tb_call_illegal(&c);
+        CHECK(got == cases[i].want, "%s %s: argument %d is illegal (got %d)", c.entry->symbol,
+              cases[i].what, cases[i].want, got);
+    }
+}
+
+/* What reports say of level-3 and complex calls, and where they go: the
+ * element sizes and names, the options in argument order, m n k and the
+ * flops, and the CPU BLAS (cpu-only, before any setting is looked at). */
+static void test_level3_reports(void)
+{
+    CHECK(tb_prec_size(TB_SINGLE) == 4 && tb_prec_size(TB_DOUBLE) == 8 &&
+              tb_prec_size(TB_COMPLEX) == 8 && tb_prec_size(TB_ZCOMPLEX) == 16,
+          "element sizes 4, 8, 8, 16");
+    CHECK(!strcmp(tb_prec_name(TB_COMPLEX), "complex") && !strcmp(tb_prec_name(TB_ZCOMPLEX), "zcomplex") &&
+              !strcmp(tb_prec_name(TB_DOUBLE), "double") && !strcmp(tb_prec_name(TB_SINGLE), "single"),
+          "precision names");
+    char ops[8];
+    tb_call c = read_call(TB_R_syrk, TB_DOUBLE, TB_API_CBLAS, TB_ROW_MAJOR,
+                          (const int[]){TB_LOWER, TB_CONJ_TRANS, 40, 30, 40, 40});
+    CHECK(!strcmp(tb_call_ops(&c, ops), "LT") && c.m == 40 && c.n == 40 && c.k == 30,
+          "cblas_dsyrk Lower ConjTrans: LT (a real C is T), m = n = N, k = K (%s %d %d %d)", ops,
+          c.m, c.n, c.k);
+    CHECK(tb_call_flops(&c) == 40ull * 40 * 30, "dsyrk: n^2 k flops (%llu)",
+          (unsigned long long)tb_call_flops(&c));
+    c = read_call(TB_R_herk, TB_ZCOMPLEX, TB_API_FORTRAN, 0,
+                  (const int[]){'u', 'c', 40, 30, 30, 40});
+    CHECK(!strcmp(tb_call_ops(&c, ops), "UC") && tb_call_flops(&c) == 4ull * 40 * 40 * 30,
+          "zherk_ u c: UC, 4 n^2 k flops (%s %llu)", ops, (unsigned long long)tb_call_flops(&c));
+    c = read_call(TB_R_trsm, TB_COMPLEX, TB_API_CBLAS, TB_COL_MAJOR,
+                  (const int[]){TB_RIGHT, TB_UPPER, TB_CONJ_TRANS, TB_UNIT, 50, 20, 20, 50});
+    CHECK(!strcmp(tb_call_ops(&c, ops), "RUCU") && c.k == 20 &&
+              tb_call_flops(&c) == 4ull * 50 * 20 * 20,
+          "cblas_ctrsm Right Upper ConjTrans Unit: RUCU, k = n, 4 m n^2 flops (%s %d %llu)", ops,
+          c.k, (unsigned long long)tb_call_flops(&c));
+    c = read_call(TB_R_symm, TB_SINGLE, TB_API_FORTRAN, 0, (const int[]){'L', 'X', 50, 20, 50, 50, 50});
+    CHECK(!strcmp(tb_call_ops(&c, ops), "L?") && c.k == 50 && tb_call_flops(&c) == 2ull * 50 * 50 * 20,
+          "ssymm_ L X: L? (an illegal option shows ?), k = m, 2 m^2 n flops (%s %d)", ops, c.k);
+    c = read_call(TB_R_gemm, TB_ZCOMPLEX, TB_API_CBLAS, TB_ROW_MAJOR,
+                  (const int[]){TB_CONJ_TRANS, TB_NO_TRANS, 5, 6, 7, 5, 6, 6});
+    CHECK(!strcmp(tb_call_ops(&c, ops), "CN") && tb_call_flops(&c) == 8ull * 5 * 6 * 7 &&
+              !strcmp(tb_call_name(&c), "zgemm"),
+          "cblas_zgemm ConjTrans: CN, 8 m n k flops (%s)", ops);
+    /* Every call but a real GEMM goes to the CPU BLAS, in every mode. */
+    c = read_call(TB_R_gemm, TB_ZCOMPLEX, TB_API_CBLAS, TB_ROW_MAJOR,
+                  (const int[]){TB_NO_TRANS, TB_NO_TRANS, 4000, 4000, 4000, 4000, 4000, 4000});
+    tb_problem p = problem_of(c);
+    tb_decision d = tb_decide(&c, &p);
+    CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_CPU_ONLY && !d.weighed && !d.learn,
+          "a 4000^3 zgemm call: cpu-only (got %s)", tb_reason_name(d.reason));
+    c = read_call(TB_R_trsm, TB_DOUBLE, TB_API_FORTRAN, 0,
+                  (const int[]){'L', 'U', 'N', 'N', 4000, 4000, 4000, 4000});
+    d = tb_decide(&c, &p);
+    CHECK(d.reason == TB_WHY_CPU_ONLY && tb_reason_ineligible(d.reason) &&
+              !strcmp(tb_reason_name(d.reason), "cpu-only"),
+          "a dtrsm_ call: cpu-only, never meant for the GPU");
+    CHECK(tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_SINGLE, TB_FAM_scipy64, TB_API_FORTRAN)) &&
+              !tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_COMPLEX, TB_FAM_plain, TB_API_CBLAS)) &&
+              !tb_entry_on_gpu(tb_entry_of(TB_R_syrk, TB_DOUBLE, TB_FAM_plain, TB_API_CBLAS)),
+          "the GPU path: real GEMM, under every name");
+}
+
 static void test_normalise(void)
 {
     float a[1], b[1], c[1];
@@ -256,6 +436,8 @@ int main(void)
     /* Decisions with the built-in rates: never measure in a unit test. */
     setenv("TILEDBLAS_CALIBRATE", "off", 1);
     test_legality();
+    test_legality_level3();
+    test_level3_reports();
     test_normalise();
     test_decide();
     test_reason_names();

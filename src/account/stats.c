@@ -1,7 +1,8 @@
-/* src/account/stats.c - TILEDBLAS_STATS and the verify verdict: per-(route, reason)
- * counters kept with atomics, and the report written once at exit by a
- * destructor. The exit path takes no lock and never touches CUDA, so a
- * process may exit from any thread, mid-call, or in a forked child. */
+/* src/account/stats.c - TILEDBLAS_STATS and the verify verdict: counters per
+ * routine, precision, route and reason (flops as routines.c counts them)
+ * kept with atomics, and the report written once at exit by a destructor.
+ * The exit path takes no lock and never touches CUDA, so a process may
+ * exit from any thread, mid-call, or in a forked child. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include "tb_files.h"
@@ -14,9 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One row of the table: every call of one precision with the same route
- * and reason. */
+/* One row of the table: every call of one routine and precision with the
+ * same route and reason. */
 typedef struct tb_row {
+    tb_routine routine;
     tb_prec prec;
     int route;
     tb_reason why;
@@ -25,7 +27,7 @@ typedef struct tb_row {
     uint64_t calls, flops, ns, bytes_h2d, bytes_d2h, ns_h2d, ns_kernel, ns_d2h;
 } tb_row;
 
-enum { TB_ROWS = 32 };
+enum { TB_ROWS = 64 };
 static tb_row tb_rows[TB_ROWS];
 static int tb_nrows;                     /* rows filled; read with acquire */
 static pthread_mutex_t tb_rows_lock = PTHREAD_MUTEX_INITIALIZER;  /* adds rows */
@@ -81,7 +83,8 @@ static void tb_stats_setup(void)
 
 static int tb_row_is(const tb_row *w, const tb_record *r)
 {
-    return w->prec == r->call->prec && w->route == (int)r->route && w->why == r->reason &&
+    return w->routine == r->call->entry->routine && w->prec == r->call->prec &&
+           w->route == (int)r->route && w->why == r->reason &&
            (r->reason != TB_WHY_GPU_FAILED || w->failed == r->failed);
 }
 
@@ -99,6 +102,7 @@ static tb_row *tb_row_for(const tb_record *r)
             row = &tb_rows[i];
     if (!row && n < TB_ROWS) {
         row = &tb_rows[n];
+        row->routine = r->call->entry->routine;
         row->prec = r->call->prec;
         row->route = r->route;
         row->why = r->reason;
@@ -125,8 +129,8 @@ void tb_stats_record(const tb_record *r)
 
     tb_row *row = tb_row_for(r);
     tb_add(&row->calls, 1);
-    if (c->m > 0 && c->n > 0 && c->k > 0 && c->alpha != 0.0 && r->reason != TB_WHY_ILLEGAL)
-        tb_add(&row->flops, 2ull * (uint64_t)c->m * (uint64_t)c->n * (uint64_t)c->k);
+    if (r->reason != TB_WHY_ILLEGAL)
+        tb_add(&row->flops, tb_call_flops(c));
     tb_add(&row->ns, tb_ns(r->seconds));
     if (r->gpu) {
         tb_add(&row->bytes_h2d, r->gpu->bytes_h2d);
@@ -212,9 +216,10 @@ static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrow
     const char *P = "tiledblas: ";
     char b1[32], b2[32];
     if (with_table) {
-        tb_put(o, "%sstats for %s (pid %d): %llu gemm calls in %.3f s from the first to exit\n",
+        tb_put(o, "%sstats for %s (pid %d): %llu calls in %.3f s from the first to exit\n",
                P, program_invocation_short_name, (int)getpid(), (unsigned long long)calls, elapsed);
-        tb_put(o, "%s%-6s %-5s %-22s %9s %11s %10s %10s %10s %10s\n", P, "prec", "route", "reason",
+        tb_put(o, "%s%-7s %-8s %-5s %-22s %9s %11s %10s %10s %10s %10s\n", P, "routine", "prec",
+               "route", "reason",
                "calls", "GFLOP", "seconds", "GFLOP/s", "to GPU", "from GPU");
         uint64_t tk = 0, th = 0, td = 0;
         for (int i = 0; i < nrows; i++) {
@@ -223,8 +228,9 @@ static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrow
             char rate[24];
             if (s > 0.0) snprintf(rate, sizeof rate, "%.2f", gf / s);
             else snprintf(rate, sizeof rate, "-");
-            tb_put(o, "%s%-6s %-5s %-22s %9llu %11.3f %10.4f %10s %10s %10s\n", P,
-                   tb_prec_name(w->prec), w->route == TB_ROUTE_GPU ? "gpu" : "cpu", w->reason,
+            tb_put(o, "%s%-7s %-8s %-5s %-22s %9llu %11.3f %10.4f %10s %10s %10s\n", P,
+                   tb_routine_name(w->routine), tb_prec_name(w->prec),
+                   w->route == TB_ROUTE_GPU ? "gpu" : "cpu", w->reason,
                    (unsigned long long)tb_ld(&w->calls), gf, s, rate,
                    tb_bytes(b1, sizeof b1, (double)tb_ld(&w->bytes_h2d)),
                    tb_bytes(b2, sizeof b2, (double)tb_ld(&w->bytes_d2h)));
@@ -294,10 +300,11 @@ static void tb_report_json(tb_out *o, int nrows, uint64_t calls, double elapsed)
     for (int i = 0; i < nrows; i++) {
         tb_row *w = &tb_rows[i];
         tb_json_string(text, sizeof text, w->reason);
-        tb_put(o, "{\"stats\":\"row\",\"pid\":%d,\"prec\":\"%s\",\"route\":\"%s\",\"reason\":%s,"
-               "\"calls\":%llu,\"gflop\":%.6f,\"seconds\":%.9f,\"bytes_h2d\":%llu,"
-               "\"bytes_d2h\":%llu,\"h2d_s\":%.9f,\"kernel_s\":%.9f,\"d2h_s\":%.9f}\n", pid,
-               tb_prec_name(w->prec), w->route == TB_ROUTE_GPU ? "gpu" : "cpu", text,
+        tb_put(o, "{\"stats\":\"row\",\"pid\":%d,\"routine\":\"%s\",\"prec\":\"%s\","
+               "\"route\":\"%s\",\"reason\":%s,\"calls\":%llu,\"gflop\":%.6f,\"seconds\":%.9f,"
+               "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"h2d_s\":%.9f,\"kernel_s\":%.9f,\"d2h_s\":%.9f}\n", pid,
+               tb_routine_name(w->routine), tb_prec_name(w->prec),
+               w->route == TB_ROUTE_GPU ? "gpu" : "cpu", text,
                (unsigned long long)tb_ld(&w->calls), tb_ld(&w->flops) * 1e-9,
                tb_ld(&w->ns) * 1e-9, (unsigned long long)tb_ld(&w->bytes_h2d),
                (unsigned long long)tb_ld(&w->bytes_d2h), tb_ld(&w->ns_h2d) * 1e-9,

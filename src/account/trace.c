@@ -1,8 +1,11 @@
-/* src/account/trace.c - TILEDBLAS_TRACE: one JSON object per intercepted call (JSON
- * Lines), written with a single write() on an O_APPEND file so that lines
- * from many threads and processes never mix and nothing is lost at exit,
- * until the file reaches TILEDBLAS_TRACE_MAX bytes. The field names are read
- * by `tiledblas animate`: do not rename them. */
+/* src/account/trace.c - TILEDBLAS_TRACE: one JSON object per intercepted
+ * call (JSON Lines: the routine, its options under their own names, m, n,
+ * k as tb_call has them, complex scalars' imaginary parts; a leading
+ * dimension or beta the routine does not take is 0), written with a single
+ * write() on an O_APPEND file so that lines from many threads and
+ * processes never mix and nothing is lost at exit, until the file reaches
+ * TILEDBLAS_TRACE_MAX bytes. The field names are read by `tiledblas
+ * animate`: do not rename them. */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include "tb_files.h"
@@ -170,6 +173,37 @@ static const char *tb_trans_name(int t)
     return t == TB_NO_TRANS ? "N" : t == TB_TRANS ? "T" : t == TB_CONJ_TRANS ? "C" : "?";
 }
 
+/* The routine's options, each under its own name, in the order it takes
+ * them: gemm's transa and transb, symm's side and uplo, syrk's uplo and
+ * trans, trmm's side, uplo, transa and diag. */
+static void tb_add_options(tb_line *l, const tb_call *c)
+{
+    const tb_routine r = c->entry->routine;
+    for (int j = 0; j < tb_routine_arity(r); j++)
+        switch (tb_routine_arg(r, j)) {
+        case 's':
+            tb_add(l, ",\"side\":\"%s\"",
+                   c->side == TB_LEFT ? "L" : c->side == TB_RIGHT ? "R" : "?");
+            break;
+        case 'u':
+            tb_add(l, ",\"uplo\":\"%s\"",
+                   c->uplo == TB_UPPER ? "U" : c->uplo == TB_LOWER ? "L" : "?");
+            break;
+        case 't':
+            /* syrk's trans (its first option is uplo), else transa */
+            tb_add(l, ",\"%s\":\"%s\"", tb_routine_arg(r, 0) == 'u' ? "trans" : "transa",
+                   tb_trans_name(c->transa));
+            break;
+        case 'T':
+            tb_add(l, ",\"transb\":\"%s\"", tb_trans_name(c->transb));
+            break;
+        case 'd':
+            tb_add(l, ",\"diag\":\"%s\"",
+                   c->diag == TB_UNIT ? "U" : c->diag == TB_NON_UNIT ? "N" : "?");
+            break;
+        }
+}
+
 void tb_trace_record(const tb_record *r)
 {
     pthread_once(&tb_trace_once, tb_trace_open);
@@ -193,16 +227,20 @@ void tb_trace_record(const tb_record *r)
     l.n = 0;
     char why[48];
     tb_json_string(reason, sizeof reason, tb_reason_text(r->reason, r->failed, why, sizeof why));
-    tb_add(&l, "{\"t\":%.9f,\"pid\":%d,\"thread\":%d,\"seq\":%lu,\"api\":\"%s\",\"prec\":\"%s\","
-           "\"layout\":\"%s\",\"transa\":\"%s\",\"transb\":\"%s\","
-           "\"m\":%d,\"n\":%d,\"k\":%d,\"lda\":%d,\"ldb\":%d,\"ldc\":%d,"
-           "\"alpha\":%s,\"beta\":%s,\"route\":\"%s\",\"reason\":%s,\"seconds\":%.9f",
-           t > 0.0 ? t : 0.0, (int)getpid(), tb_trace_thread, seq,
-           c->api == TB_API_FORTRAN ? "fortran" : "cblas", tb_prec_name(c->prec),
-           c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?",
-           tb_trans_name(c->transa), tb_trans_name(c->transb),
-           c->m, c->n, c->k, c->lda, c->ldb, c->ldc,
-           tb_num(a, sizeof a, c->alpha), tb_num(b, sizeof b, c->beta),
+    tb_add(&l, "{\"t\":%.9f,\"pid\":%d,\"thread\":%d,\"seq\":%lu,\"routine\":\"%s\","
+           "\"api\":\"%s\",\"prec\":\"%s\",\"layout\":\"%s\"", t > 0.0 ? t : 0.0, (int)getpid(),
+           tb_trace_thread, seq,
+           tb_routine_name(c->entry->routine), c->api == TB_API_FORTRAN ? "fortran" : "cblas",
+           tb_prec_name(c->prec),
+           c->layout == TB_ROW_MAJOR ? "RowMajor" : c->layout == TB_COL_MAJOR ? "ColMajor" : "?");
+    tb_add_options(&l, c);
+    tb_add(&l, ",\"m\":%d,\"n\":%d,\"k\":%d,\"lda\":%d,\"ldb\":%d,\"ldc\":%d,\"alpha\":%s,"
+           "\"beta\":%s", c->m, c->n, c->k, c->lda, c->ldb, c->ldc, tb_num(a, sizeof a, c->alpha),
+           tb_num(b, sizeof b, c->beta));
+    if (tb_prec_complex(c->prec))
+        tb_add(&l, ",\"alpha_im\":%s,\"beta_im\":%s", tb_num(a, sizeof a, c->alpha_im),
+               tb_num(b, sizeof b, c->beta_im));
+    tb_add(&l, ",\"route\":\"%s\",\"reason\":%s,\"seconds\":%.9f",
            r->route == TB_ROUTE_GPU ? "gpu" : "cpu", reason, r->seconds);
     /* The first line written after auto mode's background start finished
      * carries how long the start took (start.c). */

@@ -29,6 +29,7 @@ static const char *const tb_reason_names[TB_WHY_COUNT] = {
     [TB_WHY_GPU_STARTING] = "gpu-starting",
     [TB_WHY_INT_WIDTH] = "int-width-unknown",
     [TB_WHY_WIDE_INTS] = "ints-past-32-bits",
+    [TB_WHY_CPU_ONLY] = "cpu-only",
 };
 
 const char *tb_reason_name(tb_reason why)
@@ -49,5 +50,5 @@ int tb_reason_ineligible(tb_reason why)
 {
     return why == TB_WHY_SMALL || why == TB_WHY_ILLEGAL || why == TB_WHY_MODE_CPU ||
            why == TB_WHY_NO_OP || why == TB_WHY_SCOPE || why == TB_WHY_INT_WIDTH ||
-           why == TB_WHY_WIDE_INTS;
+           why == TB_WHY_WIDE_INTS || why == TB_WHY_CPU_ONLY;
 }

@@ -17,17 +17,30 @@
 
 #define TB_HIDDEN __attribute__((visibility("hidden")))
 
-/* The element type of a call: the same host path serves both; only the
- * entry points, the real BLAS's functions, the kernels and the rates differ
- * by type. The values are the kernels' tb_dtype (kernels/tb_kernels.h). */
-typedef enum { TB_SINGLE = 0, TB_DOUBLE = 1 } tb_prec;
-static inline size_t tb_prec_size(tb_prec t) { return t == TB_DOUBLE ? 8 : 4; }
-/* "single" or "double", for reports. */
-static inline const char *tb_prec_name(tb_prec t) { return t == TB_DOUBLE ? "double" : "single"; }
+/* The element type of a call. Single and double are the values of the
+ * kernels' tb_dtype (kernels/tb_kernels.h); complex calls have no GPU
+ * path yet and never reach the GPU side, the policy or verify. */
+typedef enum { TB_SINGLE = 0, TB_DOUBLE = 1, TB_COMPLEX = 2, TB_ZCOMPLEX = 3 } tb_prec;
+enum { TB_PREC_COUNT = 4 };
+/* Bytes of one element: 4, 8, 8, 16. */
+static inline size_t tb_prec_size(tb_prec t)
+{
+    return t == TB_SINGLE ? 4 : t == TB_ZCOMPLEX ? 16 : 8;
+}
+/* "single", "double", "complex", "zcomplex", for reports. */
+static inline const char *tb_prec_name(tb_prec t)
+{
+    return t == TB_DOUBLE ? "double" : t == TB_COMPLEX ? "complex" : t == TB_ZCOMPLEX ? "zcomplex"
+                                                                                    : "single";
+}
+static inline int tb_prec_complex(tb_prec t) { return t == TB_COMPLEX || t == TB_ZCOMPLEX; }
 
 /* CBLAS enumerations, by value, so that no BLAS header is needed. */
 enum { TB_ROW_MAJOR = 101, TB_COL_MAJOR = 102 };
 enum { TB_NO_TRANS = 111, TB_TRANS = 112, TB_CONJ_TRANS = 113 };
+enum { TB_UPPER = 121, TB_LOWER = 122 };
+enum { TB_NON_UNIT = 131, TB_UNIT = 132 };
+enum { TB_LEFT = 141, TB_RIGHT = 142 };
 
 /* ---- Functions in settings.c: TILEDBLAS_* read once, typed, validated ---- */
 #define TB_ENV_MODE          "TILEDBLAS_MODE"
@@ -133,7 +146,8 @@ TB_HIDDEN void tb_log_settings_report(void);
 /* Warns once per key for the life of the process (key < 64). */
 TB_HIDDEN void tb_warn_once(unsigned key, const char *fmt, ...) TB_PRINTF(2, 3);
 enum { TB_ONCE_NO_GPU = 0, TB_ONCE_NO_CPU_BLAS = 1, TB_ONCE_FORK = 2,
-       TB_ONCE_DISABLED = 3, TB_ONCE_WIDE_NO_BLAS = 4, TB_ONCE_STAGE = 8 /* + tb_stage */ };
+       TB_ONCE_DISABLED = 3, TB_ONCE_WIDE_NO_BLAS = 4,
+       TB_ONCE_NOT_BUILTIN = 5, TB_ONCE_STAGE = 8 /* + tb_stage */ };
 
 /* ---- The routines and the names they are called by (routines.c, from
  * the table in blas.def) ---- */
@@ -176,8 +190,7 @@ typedef struct tb_entry {
     tb_entry_id id;
 } tb_entry;
 TB_HIDDEN extern const tb_entry tb_entries[TB_ENTRY_COUNT];
-/* The routine's name in capitals as xerbla prints it ("DGEMM"), and the
- * family's name ("plain", "scipy64"). */
+/* The family's name ("plain", "scipy64"). */
 TB_HIDDEN const char *tb_family_name(tb_family f);
 /* The entry of the given routine, precision, family and interface. */
 TB_HIDDEN const tb_entry *tb_entry_of(tb_routine r, tb_prec p, tb_family f, tb_api api);
@@ -185,10 +198,13 @@ TB_HIDDEN const tb_entry *tb_entry_of(tb_routine r, tb_prec p, tb_family f, tb_a
 /* ---- The call (built by src/entry/, normalised by dispatch.c) ---- */
 
 /* What the caller passed, kept as it came so that it can be forwarded
- * untouched: a Fortran call's every argument by its pointer (raw.p, in
- * argument order), a CBLAS call's integer arguments whole, all 64 bits of
- * their registers or stack slots (raw.i), since an LP64 caller leaves the
- * upper halves undefined and an ILP64 one fills them. */
+ * untouched. Fortran: every argument by its pointer, in argument order
+ * (raw.p). CBLAS: after the layout, the options and integers in argument
+ * order, each whole, all 64 bits of its register or stack slot (raw.i:
+ * an LP64 caller leaves the upper halves undefined, an ILP64 one fills
+ * them), and the scalars and matrices in argument order (raw.p): a complex
+ * scalar as the caller's pointer, a real one as a pointer to the entry
+ * point's own copy of the value (valid for the call). */
 enum { TB_RAW_P = 16, TB_RAW_I = 8 };
 typedef struct tb_raw {
     const void *p[TB_RAW_P];
@@ -202,17 +218,22 @@ typedef enum {
     TB_INTS_WIDE              /* ILP64, and a value does not fit in 32 bits        */
 } tb_ints;
 
-/* The call as the library sees it: routine and options, the integers read
- * at their true width (valid when ints is TB_INTS_OK), the scalars by value
- * (imaginary parts 0 for real types), the operands. A Fortran call arrives
- * column-major, its transposes as characters (fta, ftb, kept too). Options
- * a routine does not take are 0. */
+/* The call as the library sees it: routine and options (CBLAS values; a
+ * Fortran call's characters read into them, 0 for a character the routine
+ * does not accept), the integers read at their true width (valid when ints
+ * is TB_INTS_OK), the scalars by value (imaginary parts 0 for real types),
+ * the operands under the routine's own names (trmm's and trsm's in-out
+ * matrix is B). A Fortran call arrives column-major. Options a routine does
+ * not take are 0; syrk's TRANS is transa.
+ * m, n, k describe the product: C (trmm's and trsm's B) is m x n and k is
+ * the inner dimension. For gemm they are its M, N, K; symm, hemm, trmm and
+ * trsm have M and N, and k is the order of A (m on the left, n on the
+ * right); syrk, herk, syr2k and her2k have N and K, and m is N. */
 typedef struct tb_call {
     const tb_entry *entry;
     tb_api api;                /* entry->api                                */
     tb_prec prec;              /* entry->prec                               */
     tb_ints ints;
-    const char *fta, *ftb;     /* Fortran only: the caller's TRANSA, TRANSB */
     int layout, transa, transb;
     int side, uplo, diag;
     int m, n, k;
@@ -226,13 +247,37 @@ typedef struct tb_call {
 
 /* Reads the call's arguments from what the entry point kept (raw, with
  * entry): the integers at width (4, 8; 0: unknown, read at 32 bits and
- * the call marked TB_INTS_UNKNOWN), a Fortran call's options and scalars
- * through their pointers. */
+ * the call marked TB_INTS_UNKNOWN), the options, the scalars through
+ * their pointers. */
 TB_HIDDEN void tb_call_read(tb_call *c, int width);
 /* The first illegal argument of the call as the reference BLAS numbers it
- * for the call's interface, 0 when all are legal (routines.c; realblas.c's
- * built-in path reports it through xerbla's words). */
+ * for the call's interface (CBLAS: its position in the CBLAS call, the
+ * arguments checked in the reference CBLAS's order), 0 when all are legal
+ * (routines.c; realblas.c's built-in path reports it through xerbla's
+ * words). */
 TB_HIDDEN int tb_call_illegal(const tb_call *c);
+/* The call's options as decision lines print them, in the order the
+ * routine takes them: N, T or C for a transpose (T for a real type's C,
+ * which is its transpose), L or R for a side, U or L for uplo, U or N for
+ * diag, ? for an illegal value: "NT" for gemm, "LU" for symm, "UN" for
+ * syrk, "LUNN" for trsm. Returns buf (at least 8 bytes). */
+TB_HIDDEN const char *tb_call_ops(const tb_call *c, char *buf);
+/* The floating-point operations of the call (0 when it has nothing to
+ * compute): 2 m n k for gemm, symm, hemm, syr2k and her2k, m n k for syrk,
+ * herk, trmm and trsm (tb_call's m, n, k), four times as many for complex
+ * types. */
+TB_HIDDEN uint64_t tb_call_flops(const tb_call *c);
+/* 1 when the entry's routine has a GPU path in its precision (real gemm);
+ * every other call is forwarded to the CPU BLAS (policy.c: cpu-only). */
+TB_HIDDEN int tb_entry_on_gpu(const tb_entry *e);
+/* The routine's name, "gemm", "her2k". */
+TB_HIDDEN const char *tb_routine_name(tb_routine r);
+/* The number of the routine's Fortran arguments (13 for gemm), and the
+ * letter routines.c names Fortran argument j by (0-based; 0 past the
+ * last): s side, u uplo, t transa (syrk's trans), T transb, d diag, M N K,
+ * a alpha, b beta, A B C, x y z their leading dimensions. */
+TB_HIDDEN int tb_routine_arity(tb_routine r);
+TB_HIDDEN char tb_routine_arg(tb_routine r, int j);
 
 /* The same product as a row-major one: C = alpha op(A) op(B) + beta C with
  * C m x n; a column-major call becomes C^T = op(B)^T op(A)^T, no copies. */
@@ -292,6 +337,7 @@ typedef enum {
     TB_WHY_GPU_STARTING,      /* auto mode: CUDA is starting in the background    */
     TB_WHY_INT_WIDTH,         /* the width of the BLAS's integers is unknown: forwarded */
     TB_WHY_WIDE_INTS,         /* an ILP64 integer past 32 bits: forwarded          */
+    TB_WHY_CPU_ONLY,          /* no GPU path for this routine (or precision) yet   */
     TB_WHY_COUNT
 } tb_reason;
 
@@ -362,7 +408,7 @@ TB_HIDDEN const char *tb_reason_name(tb_reason why);
  * failure ":" and the stage ("gpu-failed:h2d"). Returns buf. */
 TB_HIDDEN const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len);
 /* 1 for reasons that mean the call was never meant for the GPU (small,
- * illegal-args, mode-cpu, no-op, scope). */
+ * illegal-args, mode-cpu, no-op, scope, the integer-width ones, cpu-only). */
 TB_HIDDEN int tb_reason_ineligible(tb_reason why);
 
 /* ---- Functions in plan.c: how the GPU path cuts a product ---- */
@@ -397,8 +443,9 @@ TB_HIDDEN int tb_plan_split(const tb_problem *p, int ndev, const double *speed, 
 TB_HIDDEN tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i);
 
 /* ---- Functions in policy.c: the GPU/CPU decision ---- */
-/* Where a legal call goes and why: forced modes, no-ops, scope and the
- * threshold first; in auto mode the three rules (README "How the decision
+/* Where a legal call goes and why: a routine or precision without a GPU
+ * path to the CPU BLAS (cpu-only) before anything else; then forced modes,
+ * no-ops, scope and the threshold; in auto mode the three rules (README "How the decision
  * works") on the model's times and what this call's shape class measured.
  * May start CUDA and calibrate (a call the GPU might take). */
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
@@ -695,10 +742,11 @@ TB_HIDDEN void tb_cpu_gemm(const tb_problem *p);
 /* Checks the caller's call as the BLAS does: when an argument is illegal,
  * writes the BLAS's report on stderr (" ** On entry to SGEMM  parameter
  * number  8 had an illegal value" for sgemm_, the reference CBLAS's
- * "Parameter 9 to routine cblas_sgemm  was incorrect" for cblas_sgemm; DGEMM
- * and cblas_dgemm for double) and
- * returns -1; otherwise fills *p with the call as a row-major problem and
- * returns 0. */
+ * "Parameter 9 to routine cblas_sgemm  was incorrect" for cblas_sgemm; the
+ * routine's own name for every other) and returns -1; a legal call of a
+ * routine the built-in GEMM does not compute (all but real gemm) returns
+ * 1; otherwise fills *p with the call as a row-major problem and returns
+ * 0. */
 TB_HIDDEN int tb_cpu_gemm_check(const tb_call *c, tb_problem *p);
 
 /* ---- Functions in pool.c: worker threads for host-side copies ---- */

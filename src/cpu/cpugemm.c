@@ -1,12 +1,13 @@
 /* src/cpu/cpugemm.c - the built-in CPU GEMM, for when no CPU BLAS can be found:
  * a cache-blocked, single-threaded product on a row-major tb_problem of
- * either precision, and a caller's call checked and reported as the BLAS
- * would (xerbla's words on stderr, C untouched). It calls nothing else in
- * the library and never decides where a call goes; realblas.c uses it
- * when no BLAS is there. Both precisions run one code: elements are read
- * into double and sums kept in double, so a single call's result is at
- * least as accurate as an fp32 GEMM's (correctness first: this path is a
- * last resort, not a fast one). */
+ * either real precision, and a caller's call of any routine checked and
+ * reported as the BLAS would (xerbla's words on stderr, C untouched). Of
+ * the library it uses only routines.c's reading of calls, and it never
+ * decides where a call goes; realblas.c uses it when no BLAS is there.
+ * Both precisions run one code: elements are read into double and sums
+ * kept in double, so a single call's result is at least as accurate as an
+ * fp32 GEMM's (correctness first: this path is a last resort, not a fast
+ * one). */
 #include "tb_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,10 +169,12 @@ void tb_cpu_gemm(const tb_problem *p)
 /* ---- The caller's call, checked as the BLAS checks it ---- */
 
 /* The BLAS's report of argument `arg`, written on stderr in one write():
- * xgemm_ as OpenBLAS's xerbla words it, cblas_xgemm as the reference
- * CBLAS's cblas_xerbla does, its double space after a name that came from
- * Fortran included (it then ends the program; this returns). The reference
- * numbers a bad row-major TransB 2; this gives its position, 3. */
+ * a Fortran call as OpenBLAS's xerbla words it (the routine's name padded
+ * to 6), a CBLAS call as the reference CBLAS's cblas_xerbla does: an
+ * option its wrapper rejects with the option's "Illegal ... setting"
+ * line, anything else with the name the Fortran routine gave (padded to 6
+ * after "cblas_": the double space after cblas_dgemm). The reference CBLAS
+ * then ends the program; this returns. */
 static void tb_xerbla(const tb_call *c, int arg)
 {
     char line[200], name[32];
@@ -180,20 +183,31 @@ static void tb_xerbla(const tb_call *c, int arg)
     /* The routine's name as xerbla prints it: DGEMM, whatever the family. */
     snprintf(name, sizeof name, "%s", plain->label);
     for (char *q = name; *q; q++)
-        *q = *q == '_' ? '\0' : (char)toupper((unsigned char)*q);
+        *q = (char)toupper((unsigned char)*q);
+    /* The argument's letter (routines.c's shapes): a CBLAS option outside
+     * its enumeration is the wrapper's to report, in its words. */
+    const char a = arg >= 2 ? tb_routine_arg(c->entry->routine, arg - 2) : 0;
+    const int v = a == 's' ? c->side : a == 'u' ? c->uplo : a == 'd' ? c->diag
+                : a == 'T' ? c->transb : c->transa;
+    const int known = a == 's' ? v == TB_LEFT || v == TB_RIGHT
+                    : a == 'u' ? v == TB_UPPER || v == TB_LOWER
+                    : a == 'd' ? v == TB_UNIT || v == TB_NON_UNIT
+                    : v >= TB_NO_TRANS && v <= TB_CONJ_TRANS;
+    const char *what = a == 's' ? "Side" : a == 'u' ? "Uplo" : a == 'd' ? "Diag"
+                     : a == 'T' ? "TransB" : c->entry->routine == TB_R_gemm ? "TransA" : "Trans";
+    const int wrapper = (a == 's' || a == 'u' || a == 'd' || a == 't' || a == 'T') && !known;
     if (c->api == TB_API_FORTRAN)
         n = snprintf(line, sizeof line,
-                     " ** On entry to %s  parameter number %2d had an illegal value\n", name, arg);
+                     " ** On entry to %-6s parameter number %2d had an illegal value\n", name, arg);
     else if (arg == 1)
         n = snprintf(line, sizeof line, "Parameter 1 to routine %s was incorrect\n"
                      "Illegal layout setting, %d\n", plain->symbol, c->layout);
-    else if (arg <= 3)
+    else if (wrapper)
         n = snprintf(line, sizeof line, "Parameter %d to routine %s was incorrect\n"
-                     "Illegal Trans%c setting, %d\n", arg, plain->symbol, arg == 2 ? 'A' : 'B',
-                     arg == 2 ? c->transa : c->transb);
+                     "Illegal %s setting, %d\n", arg, plain->symbol, what, v);
     else
-        n = snprintf(line, sizeof line, "Parameter %d to routine %s  was incorrect\n", arg,
-                     plain->symbol);
+        n = snprintf(line, sizeof line, "Parameter %d to routine cblas_%-6s was incorrect\n", arg,
+                     plain->label);
     if (n > 0) {
         ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
@@ -207,6 +221,8 @@ int tb_cpu_gemm_check(const tb_call *c, tb_problem *p)
         tb_xerbla(c, arg);
         return -1;
     }
+    if (c->entry->routine != TB_R_gemm || tb_prec_complex(c->prec))
+        return 1;
     /* Row-major as it is; column-major C (m x n) is row-major C^T (n x m),
      * C^T = op(B)^T op(A)^T: the operands and sizes swap, the transposes
      * carry over. */

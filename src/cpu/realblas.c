@@ -29,49 +29,68 @@ static const char *tb_fallback_error;
 static char tb_fallback_error_text[512];
 static int tb_fallback_is_ours;   /* it was opened and is libtiledblas itself */
 
-/* A symbol is ours when it lives in the same object as this function; that
- * happens when TILEDBLAS_CPU_BLAS names libtiledblas itself. */
-static int tb_is_ours(void *sym)
-{
-    Dl_info self, other;
-    if (!dladdr((void *)tb_is_ours, &self) || !dladdr(sym, &other))
-        return 0;
-    return self.dli_fbase == other.dli_fbase;
-}
-
-/* A loaded object that defines `name` and is not us: how a program that
- * dlopen()ed its BLAS privately (numpy's extension modules do) is served by
- * the very BLAS it loaded. */
-typedef struct tb_scan { const char *name; void *sym; } tb_scan;
+/* The span of our own object's segments, and the other loaded objects
+ * (but the main program), each opened once for the lookups: RTLD_NOLOAD
+ * takes a reference, which tb_resolve drops when it is done. One pass over
+ * the loaded objects serves every name of the table. */
+static uintptr_t tb_self_lo, tb_self_hi;
+typedef struct tb_objects { void **h; int n, cap; } tb_objects;
 
 static int tb_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    tb_scan *sc = arg;
+    tb_objects *o = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            const uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            lo = a < lo ? a : lo;
+            hi = a + info->dlpi_phdr[i].p_memsz > hi ? a + info->dlpi_phdr[i].p_memsz : hi;
+        }
+    const uintptr_t self = (uintptr_t)(void *)tb_scan_one;
+    if (self >= lo && self < hi) {
+        tb_self_lo = lo;
+        tb_self_hi = hi;
+        return 0;
+    }
     if (!info->dlpi_name || !*info->dlpi_name)
         return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *sym = dlsym(h, sc->name);
-    dlclose(h);   /* RTLD_NOLOAD took a reference; the object stays loaded */
-    if (sym && !tb_is_ours(sym)) {
-        sc->sym = sym;
-        return 1;
+    if (o->n == o->cap) {
+        const int cap = o->cap ? 2 * o->cap : 64;
+        void **h = realloc(o->h, (size_t)cap * sizeof *h);
+        if (!h)
+            return 1;
+        o->h = h;
+        o->cap = cap;
     }
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        o->h[o->n++] = h;
     return 0;
 }
 
-/* The program's own symbol if it loaded one, else the fallback library's. */
-static void *tb_lookup(const char *name, void **fallback, const char **fallback_error)
+/* A symbol is ours when it lies in our own object; that happens when
+ * TILEDBLAS_CPU_BLAS names libtiledblas itself. */
+static int tb_is_ours(void *sym)
+{
+    return (uintptr_t)sym >= tb_self_lo && (uintptr_t)sym < tb_self_hi;
+}
+
+/* The program's own symbol if it loaded one: the next after us, else that
+ * of any loaded object that is not us (how a program that dlopen()ed its
+ * BLAS privately, as numpy's extension modules do, is served by the very
+ * BLAS it loaded); else the fallback library's. */
+static void *tb_lookup(const char *name, const tb_objects *o, void **fallback,
+                       const char **fallback_error)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     if (sym && !tb_is_ours(sym))
         return sym;
-    tb_scan sc = {name, NULL};
-    dl_iterate_phdr(tb_scan_one, &sc);
-    if (sc.sym)
-        return sc.sym;
+    for (int i = 0; i < o->n; i++) {
+        sym = dlsym(o->h[i], name);
+        if (sym && !tb_is_ours(sym))
+            return sym;
+    }
     /* None loaded at all: open the configured one (none under secure
      * execution, where no library is loaded from the environment). */
     const char *configured = tb_settings_get()->cpu_blas;
@@ -161,8 +180,13 @@ static void tb_resolve(void)
 {
     void *fallback = NULL;
     const char *error = NULL;
+    tb_objects objects = {NULL, 0, 0};
+    dl_iterate_phdr(tb_scan_one, &objects);
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
-        tb_real[i] = tb_lookup(tb_entries[i].symbol, &fallback, &error);
+        tb_real[i] = tb_lookup(tb_entries[i].symbol, &objects, &fallback, &error);
+    for (int i = 0; i < objects.n; i++)
+        dlclose(objects.h[i]);   /* the objects stay loaded: only our references go */
+    free(objects.h);
     tb_fallback_error = error;
     /* The plain names' width, per interface; with no BLAS at all behind
      * them the built-in GEMM runs their calls, at the LP64 width a program
@@ -239,35 +263,91 @@ int tb_inside_real_blas(void)
     return tb_depth;
 }
 
-/* ---- Forwarding: each routine's two calls of a real symbol ----
+/* ---- Forwarding: the caller's call on a real symbol ----
  *
- * CBLAS: the integers go back as the 64-bit slots they came in, the
- * scalars as the caller's type. Fortran: the caller's own pointers, and
- * the hidden lengths of the character arguments (1 each). */
+ * CBLAS: the layout, the options and integers as the 64-bit slots they
+ * came in (raw.i), the scalars as the caller passed them (a real one by
+ * value, read back from the entry point's copy; a complex one the caller's
+ * pointer), the matrices (raw.p). Written once per shape (blas.def's
+ * TB_KIND); SA and SB are the C types of alpha and beta. Fortran: the
+ * caller's own pointers and the hidden lengths of the character arguments
+ * (1 each), by the number of each. */
 typedef int64_t tb_iarg;
+typedef const void *tb_ptr;
 
-#define TB_FORWARD_gemm(x, T)                                                                 \
-    static void tb_forward_cblas_##x##gemm(void *fn, const tb_call *c)                        \
+/* A CBLAS scalar argument of C type S from the pointer the entry point
+ * kept. */
+#define TB_SARG(S, p) _Generic((S)0, float: *(const float *)(p), double: *(const double *)(p), \
+                               default: (p))
+
+#define TB_CBLAS_gemm(SA, SB)                                                                 \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr, tb_iarg, \
+               SB, tb_ptr, tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3], i[4],     \
+                                        TB_SARG(SA, p[0]), p[1], i[5], p[2], i[6],            \
+                                        TB_SARG(SB, p[3]), p[4], i[7])
+#define TB_CBLAS_symm(SA, SB)                                                                 \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr, tb_iarg, SB,     \
+               tb_ptr, tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3],              \
+                                    TB_SARG(SA, p[0]), p[1], i[4], p[2], i[5],                \
+                                    TB_SARG(SB, p[3]), p[4], i[6])
+#define TB_CBLAS_syrk(SA, SB)                                                                 \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, SB, tb_ptr,              \
+               tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3], TB_SARG(SA, p[0]),   \
+                            p[1], i[4], TB_SARG(SB, p[2]), p[3], i[5])
+#define TB_CBLAS_syr2k(SA, SB)                                                                \
+    ((void (*)(int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr, tb_iarg, SB,     \
+               tb_ptr, tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], i[2], i[3],              \
+                                    TB_SARG(SA, p[0]), p[1], i[4], p[2], i[5],                \
+                                    TB_SARG(SB, p[3]), p[4], i[6])
+#define TB_CBLAS_trmm(SA, SB)                                                                 \
+    ((void (*)(int, int, int, int, int, tb_iarg, tb_iarg, SA, tb_ptr, tb_iarg, tb_ptr,        \
+               tb_iarg))fn)(c->layout, (int)i[0], (int)i[1], (int)i[2], (int)i[3], i[4], i[5], \
+                            TB_SARG(SA, p[0]), p[1], i[6], p[2], i[7])
+
+/* Each row's CBLAS forwarder, tb_forward_cblas_<x><routine>. */
+#define TB_FORWARD_KIND_(shape, a, b, r, x)                                                   \
+    static void tb_forward_cblas_##x##r(void *fn, const tb_call *c)                           \
     {                                                                                         \
         const int64_t *i = c->raw.i;                                                          \
-        ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, T, const T *, tb_iarg, const T *, \
-                   tb_iarg, T, T *, tb_iarg))fn)(c->layout, c->transa, c->transb, i[0], i[1], \
-                                                  i[2], (T)c->alpha, c->A, i[3], c->B, i[4],  \
-                                                  (T)c->beta, c->C, i[5]);                    \
-    }                                                                                         \
-    static void tb_forward_fortran_##x##gemm(void *fn, const tb_call *c)                      \
-    {                                                                                         \
         const void *const *p = c->raw.p;                                                      \
-        ((void (*)(const void *, const void *, const void *, const void *, const void *,      \
-                   const void *, const void *, const void *, const void *, const void *,      \
-                   const void *, const void *, const void *, size_t, size_t))fn)(             \
-            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],  \
-            1, 1);                                                                            \
+        TB_CBLAS_##shape(TB_SCALAR_##a##_##x, TB_SCALAR_##b##_##x);                           \
     }
+#define TB_FORWARD_KIND(...) TB_FORWARD_KIND_(__VA_ARGS__)
+#define TB_FORWARD_ROW(r, x, T, P, ...) TB_FORWARD_KIND(TB_KIND_##r, r, x)
+TB_ROUTINES(TB_FORWARD_ROW, )
 
-/* A row-major GEMM problem on a real xgemm of either interface: CBLAS with
- * the integers as 64-bit slots (right for LP64 and ILP64 alike), Fortran
- * column-major (C^T = op(B)^T op(A)^T) with integers of the name's width. */
+#define TB_FORWARD_FN(r, x, T, P, ...) [TB_R_##r][P] = tb_forward_cblas_##x##r,
+static void (*const tb_forward_cblas[TB_ROUTINE_COUNT][TB_PREC_COUNT])(void *, const tb_call *) = {
+    TB_ROUTINES(TB_FORWARD_FN, )};
+
+/* A Fortran call: its arguments' pointers, then the hidden lengths of its
+ * character arguments (2; trmm and trsm, the routines of 11 arguments, 4). */
+#define TB_P10 tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr, tb_ptr
+#define TB_A10 p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
+static void tb_forward_fortran(void *fn, const tb_call *c)
+{
+    const void *const *p = c->raw.p;
+    switch (tb_routine_arity(c->entry->routine)) {
+    case 10:
+        ((void (*)(TB_P10, size_t, size_t))fn)(TB_A10, 1, 1);
+        break;
+    case 11:
+        ((void (*)(TB_P10, tb_ptr, size_t, size_t, size_t, size_t))fn)(TB_A10, p[10], 1, 1, 1, 1);
+        break;
+    case 12:
+        ((void (*)(TB_P10, tb_ptr, tb_ptr, size_t, size_t))fn)(TB_A10, p[10], p[11], 1, 1);
+        break;
+    case 13:
+        ((void (*)(TB_P10, tb_ptr, tb_ptr, tb_ptr, size_t, size_t))fn)(TB_A10, p[10], p[11], p[12],
+                                                                        1, 1);
+        break;
+    }
+}
+
+/* The problems of the GPU path (real GEMM), run on a real xgemm of either
+ * interface: CBLAS row-major with the integers as 64-bit slots (right for
+ * LP64 and ILP64 alike), Fortran column-major (C^T = op(B)^T op(A)^T) with
+ * integers of the name's width. */
 #define TB_PROBLEM_gemm(x, T)                                                                 \
     static void tb_problem_##x##gemm(void *fn, tb_api api, int w, const tb_problem *p)        \
     {                                                                                         \
@@ -294,21 +374,17 @@ typedef int64_t tb_iarg;
             fb, fa, v[0], v[1], v[2], &alpha, p->B, v[3], p->A, v[4], &beta, p->C, v[5], 1,   \
             1);                                                                               \
     }
-
-#define TB_FORWARDERS(r, x, T, P, ...) TB_FORWARD_##r(x, T) TB_PROBLEM_##r(x, T)
-TB_ROUTINES(TB_FORWARDERS, )
+TB_PROBLEM_gemm(s, float)
+TB_PROBLEM_gemm(d, double)
+static void (*const tb_problem_fn[])(void *, tb_api, int, const tb_problem *) = {
+    [TB_SINGLE] = tb_problem_sgemm, [TB_DOUBLE] = tb_problem_dgemm};
 
 static void tb_forward_to(void *fn, const tb_call *c)
 {
-#define TB_FORWARD_CASE(r, x, T, P, ...)                                                      \
-    if (c->entry->routine == TB_R_##r && c->prec == P) {                                      \
-        if (c->api == TB_API_CBLAS)                                                           \
-            tb_forward_cblas_##x##r(fn, c);                                                   \
-        else                                                                                  \
-            tb_forward_fortran_##x##r(fn, c);                                                 \
-        return;                                                                               \
-    }
-    TB_ROUTINES(TB_FORWARD_CASE, )
+    if (c->api == TB_API_CBLAS)
+        tb_forward_cblas[c->entry->routine][c->prec](fn, c);
+    else
+        tb_forward_fortran(fn, c);
 }
 
 /* A row-major problem on a real xgemm of its precision, whichever name
@@ -320,23 +396,21 @@ static void tb_run_problem(const tb_problem *p, const tb_entry *e)
     for (int api = TB_API_CBLAS; api <= TB_API_FORTRAN; api++)
         for (int i = 0; i < TB_ENTRY_COUNT; i++) {
             const tb_entry *x = &tb_entries[i];
-            if (x->routine != TB_R_gemm || x->prec != p->prec || x->api != (tb_api)api ||
-                !tb_real[i] || !tb_width[i])
-                continue;
-#define TB_PROBLEM_CASE(r, x_, T, P, ...)                                                     \
-            if (TB_R_##r == TB_R_gemm && p->prec == P) {                                      \
-                tb_problem_##x_##r(tb_real[i], (tb_api)api, tb_width[i], p);                  \
-                return;                                                                       \
+            if (x->routine == TB_R_gemm && x->prec == p->prec && x->api == (tb_api)api &&
+                tb_real[i] && tb_width[i]) {
+                tb_problem_fn[p->prec](tb_real[i], (tb_api)api, tb_width[i], p);
+                return;
             }
-            TB_ROUTINES(TB_PROBLEM_CASE, )
         }
     tb_no_blas(e ? e : tb_entry_of(TB_R_gemm, p->prec, TB_FAM_plain, TB_API_CBLAS));
     tb_cpu_gemm(p);
 }
 
 /* The caller's own entry point is missing: the call is checked as the BLAS
- * would check it (an illegal one is reported in the BLAS's words, C left
- * as it is) and runs on another name of the routine or the built-in GEMM. */
+ * would check it (an illegal one is reported in the BLAS's words, its
+ * output left as it is) and a real GEMM runs on another name of the
+ * routine or the built-in GEMM. The built-in path has nothing else: a legal
+ * call of another routine or a complex type is not run, and says so once. */
 static void tb_forward_elsewhere(const tb_call *c)
 {
     tb_problem p;
@@ -346,8 +420,14 @@ static void tb_forward_elsewhere(const tb_call *c)
                      "defines %s; the call was not run", c->entry->symbol, c->entry->symbol);
         return;
     }
-    if (tb_cpu_gemm_check(c, &p) == 0)
+    const int r = tb_cpu_gemm_check(c, &p);
+    if (r == 0) {
         tb_run_problem(&p, c->entry);
+    } else if (r > 0) {
+        tb_no_blas(c->entry);
+        tb_warn_once(TB_ONCE_NOT_BUILTIN, "%s: the built-in CPU path computes only real GEMM; "
+                     "this call and any like it are not run", c->entry->symbol);
+    }
 }
 
 void tb_forward_problem(const tb_problem *p)

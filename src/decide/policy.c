@@ -612,6 +612,11 @@ double tb_policy_cpu_below(void)
 
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
 {
+    /* A routine or precision without a GPU path goes to the CPU BLAS before
+     * anything below looks at it (scope, the model and the classes know
+     * real GEMM only). */
+    if (!tb_entry_on_gpu(c->entry))
+        return tb_cpu(TB_WHY_CPU_ONLY);
     const tb_settings *s = tb_settings_get();
     if (s->mode == TB_MODE_CPU)
         return tb_cpu(TB_WHY_MODE_CPU);
