@@ -103,10 +103,13 @@ static void tb_read_stats(const char *path, tb_runstats *r)
         } else if (!strcmp(kind, "row")) {
             tb_field(line, "route", NULL, route, sizeof route);
             tb_field(line, "prec", NULL, prec, sizeof prec);   /* absent: single */
-            int g = !strcmp(route, "gpu"), d = !strcmp(prec, "double");
-            if (tb_field(line, "calls", &x, NULL, 0)) { r->calls[g] += x; r->pcalls[d][g] += x; }
-            if (tb_field(line, "gflop", &x, NULL, 0)) { r->gflop[g] += x; r->pgflop[d][g] += x; }
-            if (tb_field(line, "seconds", &x, NULL, 0)) { r->seconds[g] += x; r->pseconds[d][g] += x; }
+            /* The per-precision rows are the real types'; complex calls
+             * count in the totals only. */
+            int g = !strcmp(route, "gpu");
+            int d = !strcmp(prec, "double") ? 1 : !prec[0] || !strcmp(prec, "single") ? 0 : -1;
+            if (tb_field(line, "calls", &x, NULL, 0)) { r->calls[g] += x; if (d >= 0) r->pcalls[d][g] += x; }
+            if (tb_field(line, "gflop", &x, NULL, 0)) { r->gflop[g] += x; if (d >= 0) r->pgflop[d][g] += x; }
+            if (tb_field(line, "seconds", &x, NULL, 0)) { r->seconds[g] += x; if (d >= 0) r->pseconds[d][g] += x; }
             if (tb_field(line, "bytes_h2d", &x, NULL, 0)) r->bytes_h2d += x;
             if (tb_field(line, "bytes_d2h", &x, NULL, 0)) r->bytes_d2h += x;
         } else if (!strcmp(kind, "verify")) {
@@ -439,9 +442,9 @@ static void tb_ab_print_table(const tb_ab *ab)
         printf("No call went to the GPU in auto mode (all were below TILEDBLAS_THRESHOLD or out "
                "of scope).\n");
     const int has = tb_ab_precisions(ab), both = has == 3;
-    static const char *const made[4] = {"none", "sgemm (single precision) only",
-                                        "dgemm (double precision) only",
-                                        "sgemm and dgemm (the rows of each follow the totals)"};
+    static const char *const made[4] = {"none in single or double", "single precision only",
+                                        "double precision only",
+                                        "single and double precision (the rows of each follow the totals)"};
     printf("Calls made: %s\n", made[has]);
 
     const int w = both ? 30 : 24;
@@ -457,8 +460,8 @@ static void tb_ab_print_table(const tb_ab *ab)
      * both, the totals give only the calls, each precision the rest. */
     tb_ab_route_rows(ab, -1, "", w, !both);
     if (both) {
-        tb_ab_route_rows(ab, 0, "sgemm ", w, 1);
-        tb_ab_route_rows(ab, 1, "dgemm ", w, 1);
+        tb_ab_route_rows(ab, 0, "single ", w, 1);
+        tb_ab_route_rows(ab, 1, "double ", w, 1);
     }
     char s0[32], s1[32], s2[32];
     printf("%-*s %16s %16s %16s\n", w, "copied to the GPU", tb_mb(s0, 32, r[0].bytes_h2d),

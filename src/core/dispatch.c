@@ -229,13 +229,16 @@ static void tb_dispatch_call(const tb_call *c)
 
 void tb_dispatch(tb_call *c)
 {
-    tb_call_read(c, tb_real_width(c->entry));
     if (tb_inside_real_blas()) {
+        tb_call_read(c, tb_real_width(c->entry));
         tb_forward(c);             /* the real BLAS calling itself */
         return;
     }
-    tb_fastpath_arm();
+    /* In flight from here, the first call's resolution of the real BLAS
+     * included, so that an exit's drain waits for all of it. */
     __atomic_fetch_add(&tb_in_flight, 1, __ATOMIC_SEQ_CST);
+    tb_fastpath_arm();
+    tb_call_read(c, tb_real_width(c->entry));
     const int phase = __atomic_load_n(&tb_exit_phase, __ATOMIC_SEQ_CST);
     if (phase != TB_EXIT_FINI) {
         if (phase == TB_LIVE)
