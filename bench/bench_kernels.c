@@ -1,15 +1,19 @@
 /* bench/bench_kernels.c - TFLOP/s of every registered kernel beside cuBLAS
  * in the same run, and each one's errors against a long-double reference:
  * fp32 (--dtype float, the default) beside cuBLAS SGEMM (fp32, and TF32
- * tensor-core math as "cublas-tf32"), or fp64 (--dtype double) beside
- * cuBLAS DGEMM. cuBLAS is dlopen()ed at run time, never linked; without it
+ * tensor-core math as "cublas-tf32"), fp64 (--dtype double) beside cuBLAS
+ * DGEMM, complex float (--dtype complex) beside cuBLAS CGEMM, complex
+ * double (--dtype zcomplex) beside cuBLAS ZGEMM (complex: TFLOP/s of 8mnk
+ * real flops; --alpha RE,IM sets alpha, 1 by default). cuBLAS is dlopen()ed at run time, never linked; without it
  * the table still prints. Device arrays only: this times kernels, not
  * transfers.
  *
- * Usage: bench_kernels [--dtype float|double] [--quick] [--raw] [--no-wide]
- *                      [--sizes LIST] [--wide-sizes LIST] [--range-sizes LIST]
- *                      [--scale EA,EB] [--kernels LIST] [--reps N]
- *   LIST of sizes: comma-separated N, MxNxK, optionally :tn/:nt/:tt
+ * Usage: bench_kernels [--dtype float|double|complex|zcomplex] [--quick] [--raw]
+ *                      [--no-wide] [--sizes LIST] [--wide-sizes LIST]
+ *                      [--range-sizes LIST] [--scale EA,EB] [--alpha RE,IM]
+ *                      [--kernels LIST] [--reps N]
+ *   LIST of sizes: comma-separated N, MxNxK, optionally :OO with each O one
+ *   of n, t, c (c: the conjugate transpose; t for the real types), e.g. :tn
  *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
  *   Our kernels run as tiledblas_sgemm_device() runs them (tb_gemm_run:
  *   unaligned operands copied to aligned scratch and K split when that
@@ -22,7 +26,8 @@
  * Error: long-double reference on the host (OpenMP) for 64 evenly spaced
  * rows of C (all columns): rel_err = ||C - ref||_F / ||ref||_F over those
  * rows, and max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise
- * measure a BLAS error bound speaks of). A second table repeats the error
+ * measure a BLAS error bound speaks of; complex: moduli, and with alpha,
+ * against alpha ref and over |alpha| sum_p |a_ip||b_pj|). A second table repeats the error
  * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12],
  * on 2048^3 and 4096^3 TT or on the shapes of --wide-sizes; and (fp32)
  * tables for the ends of the range (1e-30 x 1e30, subnormal operands,
@@ -59,10 +64,16 @@ typedef int (*cublasSgemm_t)(void *, int, int, int, int, int, const float *, con
                              const float *, int, const float *, float *, int);
 typedef int (*cublasDgemm_t)(void *, int, int, int, int, int, const double *, const double *, int,
                              const double *, int, const double *, double *, int);
+/* cublasCgemm_v2 / cublasZgemm_v2: alpha, beta and the elements are
+ * cuComplex / cuDoubleComplex, the same two-number layout as TB_C32 and
+ * TB_C64. */
+typedef int (*cublasXgemm_t)(void *, int, int, int, int, int, const void *, const void *, int,
+                             const void *, int, const void *, void *, int);
 typedef int (*cublasSetMathMode_t)(void *, int);
 static void *cublas_handle, *cublas_tf32_handle;
 static cublasSgemm_t p_sgemm;
 static cublasDgemm_t p_dgemm;
+static cublasXgemm_t p_cgemm, p_zgemm;
 
 static void cublas_load(void)
 {
@@ -77,10 +88,13 @@ static void cublas_load(void)
     cublasSetStream_t setstream = (cublasSetStream_t)dlsym(lib, "cublasSetStream_v2");
     p_sgemm = (cublasSgemm_t)dlsym(lib, "cublasSgemm_v2");
     p_dgemm = (cublasDgemm_t)dlsym(lib, "cublasDgemm_v2");
+    p_cgemm = (cublasXgemm_t)dlsym(lib, "cublasCgemm_v2");
+    p_zgemm = (cublasXgemm_t)dlsym(lib, "cublasZgemm_v2");
     if (!create || !p_sgemm || create(&cublas_handle) != 0) {
         printf("cuBLAS not found (symbols or cublasCreate failed): kernels only\n");
         p_sgemm = NULL;
         p_dgemm = NULL;
+        p_cgemm = p_zgemm = NULL;
         return;
     }
     if (setstream)
@@ -96,13 +110,31 @@ static void cublas_load(void)
     }
 }
 
+/* The cuBLAS GEMM of element type t (NULL: not loaded). */
+static void *cublas_fn(tb_dtype t)
+{
+    return t == TB_F64 ? (void *)p_dgemm : t == TB_C32 ? (void *)p_cgemm
+                       : t == TB_C64 ? (void *)p_zgemm : (void *)p_sgemm;
+}
+
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: hand
- * cuBLAS B first, then A, with m and n swapped. Default math mode: fp32,
- * or fp64 (DGEMM, whose only math is fp64). */
+ * cuBLAS B first, then A, with m and n swapped; each op keeps its code
+ * (N 0, T 1, C 2: the column-major view of a stored X is X^T, and
+ * (X^H)^T = conj(X) is op C of it). Default math mode: fp32, or fp64
+ * (DGEMM, ZGEMM, whose only math is fp64); CGEMM fp32. */
 static cudaError_t cublas_on(void *h, const tb_gemm *g)
 {
     int st;
-    if (g->dtype == TB_F64) {
+    if (g->dtype == TB_C32) {
+        const float alpha[2] = {(float)g->alpha.re, (float)g->alpha.im};
+        const float beta[2] = {(float)g->beta.re, (float)g->beta.im};
+        st = p_cgemm(h, g->transb, g->transa, g->n, g->m, g->k, alpha, g->B, (int)g->ldb, g->A,
+                     (int)g->lda, beta, g->C, (int)g->ldc);
+    } else if (g->dtype == TB_C64) {
+        const double alpha[2] = {g->alpha.re, g->alpha.im}, beta[2] = {g->beta.re, g->beta.im};
+        st = p_zgemm(h, g->transb, g->transa, g->n, g->m, g->k, alpha, g->B, (int)g->ldb, g->A,
+                     (int)g->lda, beta, g->C, (int)g->ldc);
+    } else if (g->dtype == TB_F64) {
         st = p_dgemm(h, g->transb ? 1 : 0, g->transa ? 1 : 0, g->n, g->m, g->k, &g->alpha.re, g->B,
                      (int)g->ldb, g->A, (int)g->lda, &g->beta.re, g->C, (int)g->ldc);
     } else {
@@ -192,6 +224,43 @@ static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide, 
 
 #define NSAMPLE 64
 
+/* Complex: rows rows[0..nr) of op(A) op(B) into ref (nr x n pairs, re and
+ * im, long double), and of |op(A)| |op(B)| (moduli) into mag; op 2 reads
+ * the conjugate. */
+static void reference_rows_cx(const tb_gemm *g, const void *A, const void *B, const int *rows,
+                              int nr, long double *ref, double *mag)
+{
+    const int n = g->n, k = g->k;
+    const tb_dtype t = tb_dtype_real(g->dtype);
+    const long double sa = g->transa == 2 ? -1.0L : 1.0L, sb = g->transb == 2 ? -1.0L : 1.0L;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int r = 0; r < nr; r++) {
+        const int i = rows[r];
+        long double *a = malloc(2 * sizeof(long double) * (size_t)k), *c = ref + 2 * (size_t)r * n;
+        double *mg = mag + (size_t)r * n;
+        for (int p = 0; p < k; p++) {
+            const size_t q = g->transa ? (size_t)p * g->lda + i : (size_t)i * g->lda + p;
+            a[2 * p] = elem(t, A, 2 * q);
+            a[2 * p + 1] = sa * elem(t, A, 2 * q + 1);
+        }
+        for (int j = 0; j < n; j++) {
+            long double sr = 0, si = 0;
+            double sm = 0;
+            for (int p = 0; p < k; p++) {
+                const size_t q = g->transb ? (size_t)j * g->ldb + p : (size_t)p * g->ldb + j;
+                const long double br = elem(t, B, 2 * q), bi = sb * elem(t, B, 2 * q + 1);
+                sr += a[2 * p] * br - a[2 * p + 1] * bi;
+                si += a[2 * p] * bi + a[2 * p + 1] * br;
+                sm += hypot((double)a[2 * p], (double)a[2 * p + 1]) * hypot((double)br, (double)bi);
+            }
+            c[2 * j] = sr;
+            c[2 * j + 1] = si;
+            mg[j] = sm;
+        }
+        free(a);
+    }
+}
+
 /* Rows rows[0..nr) of op(A) op(B) into ref (nr x n, long double), and of
  * |op(A)| |op(B)| into mag. */
 static void reference_rows(const tb_gemm *g, const void *A, const void *B, const int *rows, int nr,
@@ -199,6 +268,10 @@ static void reference_rows(const tb_gemm *g, const void *A, const void *B, const
 {
     const int n = g->n, k = g->k;
     const tb_dtype t = g->dtype;
+    if (tb_dtype_real(t) != t) {
+        reference_rows_cx(g, A, B, rows, nr, ref, mag);
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, 1)
     for (int r = 0; r < nr; r++) {
         const int i = rows[r];
@@ -236,24 +309,36 @@ static void reference_rows(const tb_gemm *g, const void *A, const void *B, const
     }
 }
 
-/* Relative Frobenius error over the sampled rows; *maxe the largest
- * |c - ref| / sum |a||b| (NaN in C makes both NaN). */
+/* Relative Frobenius error over the sampled rows, against alpha ref; *maxe
+ * the largest |c - alpha ref| / (|alpha| sum |a||b|) (complex: moduli; NaN
+ * in C makes both NaN). */
 static double rel_error(const tb_gemm *g, const int *rows, int nr, const long double *ref,
                         const double *mag, void *hrow, double *maxe)
 {
     const size_t es = tb_dtype_size(g->dtype);
+    const tb_dtype rt = tb_dtype_real(g->dtype);
+    const int parts = rt == g->dtype ? 1 : 2;
+    const long double ar = g->alpha.re, ai = g->alpha.im;
+    const double am = hypot(g->alpha.re, g->alpha.im);
     long double num = 0, den = 0;
     double mx = 0;
     for (int r = 0; r < nr; r++) {
         CK(cudaMemcpy(hrow, (char *)g->C + es * (size_t)rows[r] * g->ldc, es * g->n,
                       cudaMemcpyDeviceToHost));
         for (int j = 0; j < g->n; j++) {
-            const long double want = ref[(size_t)r * g->n + j];
-            const long double d = elem(g->dtype, hrow, j) - want;
-            num += d * d;
-            den += want * want;
-            const double mg = mag[(size_t)r * g->n + j];
-            const double e = mg > 0 ? fabs((double)d) / mg : fabs((double)d);
+            const size_t q = (size_t)r * g->n + j;
+            /* want = alpha ref (a real alpha scales each part alone) */
+            const long double rr = ref[parts * q], ri = parts == 2 ? ref[2 * q + 1] : 0.0L;
+            const long double wr = ai == 0 ? ar * rr : ar * rr - ai * ri;
+            const long double wi = ai == 0 ? ar * ri : ar * ri + ai * rr;
+            const long double dr = elem(rt, hrow, (size_t)parts * j) - wr;
+            const long double di = parts == 2 ? elem(rt, hrow, 2 * (size_t)j + 1) - wi : 0.0L;
+            const long double d2 = dr * dr + di * di;
+            num += d2;
+            den += wr * wr + wi * wi;
+            const double mg = am * mag[q];
+            const double d = (double)sqrtl(d2);
+            const double e = mg > 0 ? d / mg : d;
             if (e > mx || e != e)
                 mx = e;
         }
@@ -319,24 +404,43 @@ static int parse_shape(const char *s, shape *sh)
         t++;
         if (strlen(t) != 2)
             return -1;
-        sh->ta = t[0] == 't' || t[0] == 'T';
-        sh->tb = t[1] == 't' || t[1] == 'T';
+        for (int i = 0; i < 2; i++) {
+            const char c = t[i] | 0x20;   /* n, t, or c: the conjugate transpose */
+            const int op = c == 'n' ? 0 : c == 't' ? 1 : c == 'c' ? 2 : -1;
+            if (op < 0)
+                return -1;
+            *(i ? &sh->tb : &sh->ta) = op;
+        }
     }
     return 0;
 }
 
 /* Run every selected kernel of type dt (and cuBLAS) on one shape. timed = 0:
  * error only. */
+static tb_scalar bench_alpha = {1.0, 0.0};   /* --alpha RE,IM */
+
+/* --dtype's names: the tb_dtype, or -1. */
+static int dtype_of(const char *s)
+{
+    return !strcmp(s, "float")      ? TB_F32
+           : !strcmp(s, "double")   ? TB_F64
+           : !strcmp(s, "complex")  ? TB_C32
+           : !strcmp(s, "zcomplex") ? TB_C64
+                                    : -1;
+}
+
 static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int reps_min, int timed,
                         const inputs *in, uint64_t seed)
 {
     const int m = sh->m, n = sh->n, k = sh->k;
     const size_t es = tb_dtype_size(dt);
+    const tb_dtype rt = tb_dtype_real(dt);
+    const int parts = rt == dt ? 1 : 2;   /* reals per element */
     const size_t lda = sh->ta ? m : k, ldb = sh->tb ? k : n, ldc = n;
     const size_t a_n = (size_t)m * k, b_n = (size_t)k * n, c_n = (size_t)m * n;
     void *hA = malloc(es * a_n), *hB = malloc(es * b_n);
-    fill_random(dt, hA, a_n, seed, in->wide, in->ea);
-    fill_random(dt, hB, b_n, seed + 7777, in->wide, in->eb);
+    fill_random(rt, hA, parts * a_n, seed, in->wide, in->ea);
+    fill_random(rt, hB, parts * b_n, seed + 7777, in->wide, in->eb);
     void *dA, *dB, *dC;
     CK(cudaMalloc(&dA, es * a_n));
     CK(cudaMalloc(&dB, es * b_n));
@@ -348,17 +452,22 @@ static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int rep
     int rows[NSAMPLE];
     for (int r = 0; r < nr; r++)
         rows[r] = (int)((long long)r * (m - 1) / (nr > 1 ? nr - 1 : 1));
-    const tb_gemm g = {dt, m, n, k, sh->ta, sh->tb, {1.0, 0.0}, {0.0, 0.0}, dA, lda, dB, ldb, dC,
-                       ldc};
-    long double *ref = malloc(sizeof(long double) * (size_t)nr * n);
+    const tb_gemm g = {dt, m, n, k, sh->ta, sh->tb, bench_alpha, {0.0, 0.0}, dA, lda, dB, ldb,
+                       dC, ldc};
+    long double *ref = malloc(parts * sizeof(long double) * (size_t)nr * n);
     double *mag = malloc(sizeof(double) * (size_t)nr * n);
     void *hrow = malloc(es * n);
     reference_rows(&g, hA, hB, rows, nr, ref, mag);
 
-    const double flops = 2.0 * m * n * (double)k;
+    /* Real flops: 8mnk for a complex product (four real multiply-adds per
+     * complex one), as cuBLAS and the literature count them. */
+    const double flops = (parts == 2 ? 8.0 : 2.0) * m * n * (double)k;
     char label[64];
-    snprintf(label, sizeof label, "%dx%dx%d%s", m, n, k,
-             sh->ta || sh->tb ? (sh->ta ? (sh->tb ? " TT" : " TN") : " NT") : "");
+    static const char opc[] = "NTC";
+    char ops[4] = "";
+    if (sh->ta || sh->tb)
+        snprintf(ops, sizeof ops, " %c%c", opc[sh->ta], opc[sh->tb]);
+    snprintf(label, sizeof label, "%dx%dx%d%s", m, n, k, ops);
     const tb_kernel_info *def = tb_kernel_pick(&g, 1);
 
     int nk;
@@ -367,8 +476,7 @@ static void bench_shape(tb_dtype dt, const shape *sh, const char *klist, int rep
     for (int ki = -2; ki < nk; ki++) {
         const char *name = ki == -2 ? "cublas" : ki == -1 ? "cublas-tf32" : ks[ki].name;
         bench_fn fn = ki == -2 ? cublas_launch : ki == -1 ? cublas_tf32_launch : kernel_launch;
-        if ((ki == -2 && !(dt == TB_F64 ? (void *)p_dgemm : (void *)p_sgemm)) ||
-            (ki == -1 && (!cublas_tf32_handle || dt == TB_F64)))
+        if ((ki == -2 && !cublas_fn(dt)) || (ki == -1 && (!cublas_tf32_handle || dt != TB_F32)))
             continue;
         if (!tb_kernel_in_list(name, klist))
             continue;
@@ -467,18 +575,29 @@ int main(int argc, char **argv)
             bench_raw = 1;
         else if (!strcmp(argv[i], "--no-wide"))
             wide = 0;
-        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc &&
-                 (!strcmp(argv[i + 1], "float") || !strcmp(argv[i + 1], "double")))
-            dt = !strcmp(argv[++i], "double") ? TB_F64 : TB_F32;
+        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc && dtype_of(argv[i + 1]) >= 0)
+            dt = (tb_dtype)dtype_of(argv[++i]);
+        else if (!strcmp(argv[i], "--alpha") && i + 1 < argc &&
+                 sscanf(argv[i + 1], "%lf,%lf", &bench_alpha.re, &bench_alpha.im) == 2)
+            i++;
         else {
-            fprintf(stderr, "usage: bench_kernels [--dtype float|double] [--quick] [--raw] "
-                            "[--no-wide] [--sizes LIST] [--wide-sizes LIST] [--range-sizes LIST] "
-                            "[--scale EA,EB] [--kernels LIST] [--reps N]\n");
+            fprintf(stderr, "usage: bench_kernels [--dtype float|double|complex|zcomplex] "
+                            "[--quick] [--raw] [--no-wide] [--sizes LIST] [--wide-sizes LIST] "
+                            "[--range-sizes LIST] [--scale EA,EB] [--alpha RE,IM] "
+                            "[--kernels LIST] [--reps N]\n");
             return 2;
         }
     }
+    if (tb_dtype_real(dt) == dt && bench_alpha.im != 0.0) {
+        fprintf(stderr, "bench_kernels: --alpha with an imaginary part needs a complex --dtype\n");
+        return 2;
+    }
     /* The shapes of docs/kernels.md's tables, and a short list (--quick). */
-    if (!sizes && dt == TB_F64)
+    if (!sizes && tb_dtype_real(dt) != dt)
+        sizes = quick ? "1024,4096,4097"
+                      : "1024,2048,4096,8192,4097,1000,1234x5678x910,8192x8192x256,"
+                        "256x8192x8192,4096:nt,4096:nc,4096:tn,4096:cn,4096:cc";
+    else if (!sizes && dt == TB_F64)
         sizes = quick ? "1024,4096,4097"
                       : "1024,2048,4096,8192,4097,8191,1234x5678x910,1025x1025x8192,"
                         "768x768x16384,4096:tn,4096:nt,4096:tt";
@@ -496,12 +615,19 @@ int main(int argc, char **argv)
     }
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
+    static const char *const what[TB_DTYPES] = {
+        [TB_F32] = "fp32 (beside cuBLAS SGEMM)", [TB_F64] = "fp64 (beside cuBLAS DGEMM)",
+        [TB_C32] = "complex float (beside cuBLAS CGEMM; TFLOP/s of 8mnk real flops)",
+        [TB_C64] = "complex double (beside cuBLAS ZGEMM; TFLOP/s of 8mnk real flops)"};
     printf("device: %s, %d SMs, cc %d.%d; %s\n", prop.name, prop.multiProcessorCount, prop.major,
-           prop.minor, dt == TB_F64 ? "fp64 (beside cuBLAS DGEMM)" : "fp32 (beside cuBLAS SGEMM)");
+           prop.minor, what[dt]);
     cublas_load();
     printf("%s\n", bench_raw ? "kernels timed alone (--raw): unaligned operands read in place"
                              : "kernels timed as tiledblas_sgemm_device() runs them: aligned "
                                "copies of unaligned operands and split K included");
+    if (bench_alpha.re != 1.0 || bench_alpha.im != 0.0)
+        printf("alpha %g%+gi, beta 0; errors against alpha times the reference\n", bench_alpha.re,
+               bench_alpha.im);
 
     printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
            "%cuBLAS", "rel_err", "max_err");

@@ -17,7 +17,8 @@ extern "C" {
 const char *tiledblas_version(void);
 
 /* C = alpha * op(A) * op(B) + beta * C on device pointers, row-major, with
- * op() chosen by transa/transb ('N' or 'T'), strides in elements, enqueued
+ * op() chosen by transa/transb ('N' or 'T'; 'C' reads as 'T'), strides in
+ * elements, enqueued
  * on `stream` (a cudaStream_t; NULL is the legacy default stream). Does not
  * synchronise. Operands whose rows are not 16-byte aligned (odd strides such
  * as 4097, or an odd base address) are first copied to aligned scratch on
@@ -38,8 +39,10 @@ int tiledblas_dgemm_device(char transa, char transb, int m, int n, int k,
                            double beta, double *C, int ldc, void *stream);
 
 /* The same, with the kernel named (NULL = the default choice for the shape).
- * Returns -2 when no kernel of that name exists, or it computes the other
- * precision, does not fit this GPU or does not support the call. */
+ * Returns -2 when no kernel of that name exists, or it computes another
+ * element type, does not fit this GPU or does not support the call. The
+ * complex ones below take the complex entries (crealify, ctiled16,
+ * zrealify, ztiled16, ...; `tiledblas info` lists them). */
 int tiledblas_sgemm_device_kernel(const char *kernel, char transa, char transb,
                                   int m, int n, int k, float alpha,
                                   const float *A, int lda, const float *B, int ldb,
@@ -48,6 +51,37 @@ int tiledblas_dgemm_device_kernel(const char *kernel, char transa, char transb,
                                   int m, int n, int k, double alpha,
                                   const double *A, int lda, const double *B, int ldb,
                                   double beta, double *C, int ldc, void *stream);
+
+/* Complex GEMM on device pointers: C = alpha * op(A) * op(B) + beta * C,
+ * row-major, with op() chosen by transa/transb: 'N', 'T' or 'C' (the
+ * conjugate transpose). A, B and C hold complex numbers of two floats
+ * (cgemm) or two doubles (zgemm), re then im (the layout of C's
+ * float _Complex / double _Complex, std::complex and cuComplex /
+ * cuDoubleComplex); strides in complex elements. alpha and beta point to
+ * two numbers each in host memory, re then im (a float _Complex * or
+ * std::complex<float> * may be passed cast); beta == 0 never reads C.
+ * Runs as one real product of twice the width and depth (m x 2n x 2k) on
+ * the library's fp32 kernels (3xTF32 tensor cores: fp32 accuracy) or fp64
+ * kernels, which writes C in place; op(B) is copied to a 2 x 2-block real
+ * form first (4x its size in stream-ordered scratch), a transposed A to
+ * interleaved rows. Same return values and stream rules as
+ * tiledblas_sgemm_device(). */
+int tiledblas_cgemm_device(char transa, char transb, int m, int n, int k,
+                           const float *alpha, const void *A, int lda,
+                           const void *B, int ldb,
+                           const float *beta, void *C, int ldc, void *stream);
+int tiledblas_zgemm_device(char transa, char transb, int m, int n, int k,
+                           const double *alpha, const void *A, int lda,
+                           const void *B, int ldb,
+                           const double *beta, void *C, int ldc, void *stream);
+int tiledblas_cgemm_device_kernel(const char *kernel, char transa, char transb,
+                                  int m, int n, int k, const float *alpha,
+                                  const void *A, int lda, const void *B, int ldb,
+                                  const float *beta, void *C, int ldc, void *stream);
+int tiledblas_zgemm_device_kernel(const char *kernel, char transa, char transb,
+                                  int m, int n, int k, const double *alpha,
+                                  const void *A, int lda, const void *B, int ldb,
+                                  const double *beta, void *C, int ldc, void *stream);
 
 /* Text of the last CUDA error seen by this thread in the calls above. */
 const char *tiledblas_last_error(void);
@@ -98,8 +132,8 @@ int tiledblas_gpu_start(double timeout_s);
 int tiledblas_calibrate(char *buf, size_t len);
 
 /* Device memory: bytes held in the library's idle buffers (the preload's
- * pipeline buffers, and the pool that tiledblas_sgemm_device() and
- * tiledblas_dgemm_device() take their kernels' scratch from), and free on
+ * pipeline buffers, and the pool that the tiledblas_*gemm_device()
+ * functions take their kernels' scratch from), and free on
  * the device. Returns 0, or -1 (both 0) when the GPU path has not started.
  * Never starts CUDA. */
 int tiledblas_memory(size_t *device_held, size_t *device_free);

@@ -1,19 +1,23 @@
 /* kernels/gemm_00_tiled16.cu - the seed kernel, kept as the readable
  * reference: one thread per element of C, BLOCK x BLOCK thread blocks, a phase
- * loop over K through shared memory. One template body for float ("tiled16")
- * and double ("dtiled16"); every faster kernel of either type is checked
- * against the same host reference as this one; this one is never tuned. */
+ * loop over K through shared memory. One template body for float ("tiled16"),
+ * double ("dtiled16"), complex float ("ctiled16") and complex double
+ * ("ztiled16"); every faster kernel of each type is checked against the same
+ * host reference as this one; this one is never tuned. The complex ones take
+ * no scratch: a caller held to a device memory cap runs them, and the
+ * realify launcher does when the pool has no room for its B''. */
 #include "tb_kernel_args.cuh"
 
 #define BLOCK 16
 
-/* Element (i, p) of op(X), where X is row-major with stride ld. Reading the
- * transposed operand here, in the tile load, is what lets every layout and
- * transpose run without a host-side copy. */
+/* Element (i, p) of op(X), where X is row-major with stride ld: trans 0 X,
+ * 1 X^T, 2 X^H (complex; X^T for the real types). Reading the transposed
+ * operand here, in the tile load, is what lets every layout and transpose
+ * run without a host-side copy. */
 template <typename T>
 __device__ __forceinline__ T tb_op(const T *X, size_t ld, int trans, int i, int p)
 {
-    return trans ? X[(size_t)p * ld + i] : X[(size_t)i * ld + p];
+    return trans ? tb_conj_if(X[(size_t)p * ld + i], trans == 2) : X[(size_t)i * ld + p];
 }
 
 /*
@@ -25,8 +29,9 @@ __device__ __forceinline__ T tb_op(const T *X, size_t ld, int trans, int i, int 
  * panel at columns ph*BLOCK.. and the tile of B's column panel at rows
  * ph*BLOCK.. into shared memory, each thread loading one element of each, then
  * every thread combines row ty of the A tile with column tx of the B tile.
- * T is the element type (float or double), Args the matching tb_gemm_args or
- * tb_dgemm_args.
+ * T is the element type (float, double, tb_cx<float> or tb_cx<double>),
+ * Args the matching tb_gemm_args, tb_dgemm_args, tb_cgemm_args or
+ * tb_zgemm_args.
  */
 template <typename T, typename Args>
 __global__ void tb_tiled16_kernel(Args g)
@@ -59,7 +64,8 @@ __global__ void tb_tiled16_kernel(Args g)
     if (row < g.m && col < g.n) {
         T *c = &g.C[(size_t)row * g.ldc + col];
         /* beta == 0: C is write-only, so NaN or garbage in C cannot leak. */
-        *c = (g.beta == T(0)) ? g.alpha * sum : g.alpha * sum + g.beta * *c;
+        *c = (g.beta == T(0)) ? tb_scale(g.alpha, sum)
+                              : tb_scale(g.alpha, sum) + tb_scale(g.beta, *c);
     }
 }
 
@@ -79,7 +85,8 @@ static cudaError_t tb_tiled16_launch(const Args *args, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-/* "tiled16" and "dtiled16": the entry's element type picks the instance. */
+/* "tiled16", "dtiled16", "ctiled16", "ztiled16": the entry's element type
+ * picks the instance. */
 extern "C" cudaError_t tb_launch_tiled16(const tb_gemm *g, cudaStream_t stream)
 {
     switch (g->dtype) {
@@ -90,6 +97,14 @@ extern "C" cudaError_t tb_launch_tiled16(const tb_gemm *g, cudaStream_t stream)
     case TB_F64: {
         const tb_dgemm_args a = tb_args_of<double>(g);
         return tb_tiled16_launch<double>(&a, stream);
+    }
+    case TB_C32: {
+        const tb_cgemm_args a = tb_args_of<tb_cx<float>>(g);
+        return tb_tiled16_launch<tb_cx<float>>(&a, stream);
+    }
+    case TB_C64: {
+        const tb_zgemm_args a = tb_args_of<tb_cx<double>>(g);
+        return tb_tiled16_launch<tb_cx<double>>(&a, stream);
     }
     default:
         return cudaErrorInvalidValue;

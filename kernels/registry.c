@@ -1,5 +1,6 @@
-/* kernels/registry.c - the kernels the dispatcher may choose from, fp32
- * then fp64, each type in the order of the progression (docs/kernels.md),
+/* kernels/registry.c - the kernels the dispatcher may choose from, fp32,
+ * fp64, complex float and complex double, each type in the order of the
+ * progression (docs/kernels.md),
  * with what each needs of the GPU; and every choice made among them, so
  * that each per-shape rule lives in one place:
  *   here, which kernel runs a product (tb_kernel_pick: the per-type row of
@@ -8,7 +9,8 @@
  *     (tb_kernel_plan: aligned copies, and K cut into parts for TB_K_PARTS
  *     kernels, tb_split_parts), and how the wgmma kernel cuts K in its own
  *     grid (tb_wgmma_parts, tb_wgmma_tail_parts, which its launcher and its
- *     supports() ask);
+ *     supports() ask), and which real product a complex one becomes
+ *     (tb_complex_plan_of: shapes, strides, scalars and scratch);
  *   in the kernel files, the tiling of one launch: tf32x3's and dmma's
  *     64- or 128-row tiles by grid size and dmma's K slices by shared
  *     memory, wgmma's pre-pass or split in shared memory by cost
@@ -102,6 +104,14 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin)
 #define TB_SMEM_SMALL (2 * 32 * 36 * 4)
 #define TB_SMEM_DSMALL (2 * 32 * 36 * 8)
 #define TB_SMEM_DMMA (4 * (128 * 20 + 128 * 20) * 8)
+/* Complex. ctiled16, ztiled16: 2 x 16 x 16 elements of 8 and 16 bytes.
+ * The realify entries' own kernels (complex_00_realify.cu): a 32 x 33
+ * tile of elements, static; the real product's kernel is the real type's
+ * own entry, picked for it. */
+#define TB_SMEM_CTILED16 4096
+#define TB_SMEM_ZTILED16 8192
+#define TB_SMEM_CREALIFY (32 * 33 * 8)
+#define TB_SMEM_ZREALIFY (32 * 33 * 16)
 
 
 /* Each entry: name, summary, element type, launcher, supports (NULL: any
@@ -173,6 +183,35 @@ static const tb_kernel_info tb_kernels[] = {
     {"dmma-884", "the m16n8k16 step loop with Ampere's m8n8k4 on every GPU (eight per step)",
      TB_F64, tb_launch_dmma_884, NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
      80, 0, TB_SMEM_DMMA},
+    /* Complex (c: two floats, z: two doubles): the seed's template, which
+     * needs no scratch (the pick of a caller held to a device memory cap,
+     * and the realify launcher's fallback); then the product as one real
+     * product of twice the width and depth on the real type's kernels
+     * (tb_complex_plan_of). The realify entries' tiling fields are those of
+     * the real kernel Hopper runs (wgmma, dmma: 128 x 128 reals of C', 128
+     * x 64 complex elements; K steps of 32 reals, 16 complex) in complex
+     * elements; on other GPUs the real type's pick there. How K is cut is
+     * the real kernel's affair (TB_K_OWN). */
+    {"ctiled16", "complex seed: the tiled16 template in complex float, no scratch", TB_C32,
+     tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, TB_K_WHOLE, 0, 80, 0,
+     TB_SMEM_CTILED16},
+    {"crealify", "complex float as one real product (m x 2n x 2k) on the fp32 kernels: "
+                 "B as 2x2 real blocks, a complex alpha folded in",
+     TB_C32, tb_launch_realify, NULL, 40, 128, 64, 16, 64, 64, 8, 4, 384, 0, TB_K_OWN, 1, 80, 0,
+     TB_SMEM_CREALIFY},
+    {"crealify-post", "as crealify, a complex alpha applied after the real product",
+     TB_C32, tb_launch_realify_post, NULL, 10, 128, 64, 16, 64, 64, 8, 4, 384, 0, TB_K_OWN, 1,
+     80, 0, TB_SMEM_CREALIFY},
+    {"ztiled16", "complex double seed: the tiled16 template in complex double, no scratch",
+     TB_C64, tb_launch_tiled16, NULL, 0, 16, 16, 16, 0, 0, 1, 1, 256, 0, TB_K_WHOLE, 0, 80, 0,
+     TB_SMEM_ZTILED16},
+    {"zrealify", "complex double as one real product (m x 2n x 2k) on the fp64 kernels: "
+                 "B as 2x2 real blocks, a complex alpha folded in",
+     TB_C64, tb_launch_realify, NULL, 40, 128, 64, 16, 64, 16, 8, 4, 256, 0, TB_K_OWN, 1, 80, 0,
+     TB_SMEM_ZREALIFY},
+    {"zrealify-post", "as zrealify, a complex alpha applied after the real product",
+     TB_C64, tb_launch_realify_post, NULL, 10, 128, 64, 16, 64, 16, 8, 4, 256, 0, TB_K_OWN, 1,
+     80, 0, TB_SMEM_ZREALIFY},
 };
 
 /* ---- the numbers of each element type ----------------------------------- */
@@ -216,6 +255,7 @@ static const tb_kernel_info tb_kernels[] = {
  * see tb_split_parts). */
 typedef struct tb_type_rules {
     size_t size;           /* bytes of an element */
+    tb_dtype real;         /* the type of its parts */
     double small_flops;
     int small_blocks;
     double split_price;
@@ -224,8 +264,12 @@ typedef struct tb_type_rules {
 } tb_type_rules;
 
 static const tb_type_rules tb_types[TB_DTYPES] = {
-    [TB_F32] = {4, 2.2e8, 0, 67.0, 4, 0},
-    [TB_F64] = {8, 4e7, 16, 147.0, TB_MAX_PARTS, 1},
+    [TB_F32] = {4, TB_F32, 2.2e8, 0, 67.0, 4, 0},
+    [TB_F64] = {8, TB_F64, 4e7, 16, 147.0, TB_MAX_PARTS, 1},
+    /* Complex products are never small nor cut here: the real product they
+     * become is, by its own type's rules (small_flops -1: never). */
+    [TB_C32] = {8, TB_F32, -1.0, 0, 0.0, 1, 0},
+    [TB_C64] = {16, TB_F64, -1.0, 0, 0.0, 1, 0},
 };
 
 static const tb_type_rules *tb_rules(tb_dtype t)
@@ -236,6 +280,11 @@ static const tb_type_rules *tb_rules(tb_dtype t)
 size_t tb_dtype_size(tb_dtype t)
 {
     return tb_rules(t)->size;
+}
+
+tb_dtype tb_dtype_real(tb_dtype t)
+{
+    return tb_rules(t)->real;
 }
 
 /* ---- the list ------------------------------------------------------------- */
@@ -283,17 +332,6 @@ int tb_kernel_small(tb_dtype t, int m, int n, int k)
     return flops <= r->small_flops || (flops < TB_NO_SPLIT_FLOPS && blocks64 < r->small_blocks);
 }
 
-/* The small-product kernel of type t (gemm_05_small.cu). */
-static const tb_kernel_info *tb_small(tb_dtype t)
-{
-    int n;
-    const tb_kernel_info *k = tb_kernel_list(&n);
-    for (int i = 0; i < n; i++)
-        if (k[i].dtype == t && k[i].launch == tb_launch_small)
-            return &k[i];
-    return &k[0];
-}
-
 /* The seed kernel of type t: the first entry of that type. */
 static const tb_kernel_info *tb_seed(tb_dtype t)
 {
@@ -303,6 +341,18 @@ static const tb_kernel_info *tb_seed(tb_dtype t)
         if (k[i].dtype == t)
             return &k[i];
     return &k[0];
+}
+
+/* The small-product kernel of type t (gemm_05_small.cu); the seed of a
+ * type that has none (complex: never small, tb_kernel_small). */
+static const tb_kernel_info *tb_small(tb_dtype t)
+{
+    int n;
+    const tb_kernel_info *k = tb_kernel_list(&n);
+    for (int i = 0; i < n; i++)
+        if (k[i].dtype == t && k[i].launch == tb_launch_small)
+            return &k[i];
+    return tb_seed(t);
 }
 
 int tb_kernel_fits(const tb_kernel_info *k, int major, int minor, int smem_optin)
@@ -499,7 +549,7 @@ int tb_split_parts(tb_dtype t, int m, int n, int k, int sms)
 {
     const tb_type_rules *r = tb_rules(t);
     const double flops = 2.0 * m * (double)n * k;
-    if (flops < TB_NO_SPLIT_FLOPS || k < 512 || sms <= 0)
+    if (flops < TB_NO_SPLIT_FLOPS || k < 512 || sms <= 0 || r->real != t)
         return 1;
     const long long t128 = (long long)((m + 127) / 128) * ((n + 127) / 128);
     const long long t64 = (long long)((m + 63) / 64) * ((n + 127) / 128);
@@ -576,5 +626,60 @@ tb_run_plan tb_kernel_plan(const tb_kernel_info *k, const tb_gemm *g, int sms)
         if (p.parts > 1)
             p.slice = tb_split_slice(g->k, p.parts);
     }
+    return p;
+}
+
+/* ---- a complex product as one real product ------------------------------ */
+
+/* The layout is tb_kernels.h's (tb_complex_plan). The scratch strides are
+ * multiples of 32 reals (rows on 128-byte boundaries, as the runtime's own
+ * copies); A' comes first, then B'', then P, each a multiple of 128 bytes
+ * long. */
+static size_t tb_round32z(size_t x) { return (x + 31) & ~(size_t)31; }
+
+tb_complex_plan tb_complex_plan_of(const tb_gemm *g, int post)
+{
+    tb_complex_plan p;
+    memset(&p, 0, sizeof p);
+    const tb_dtype rt = tb_dtype_real(g->dtype);
+    const size_t rs = tb_dtype_size(rt);
+    const int a_zero = g->alpha.re == 0.0 && g->alpha.im == 0.0;
+    p.g = *g;
+    p.g.dtype = rt;
+    if (g->m <= 0 || g->n <= 0)
+        return p;   /* nothing to write */
+    if (g->k <= 0 || a_zero) {
+        p.scale_c = 1;   /* C = beta C; A and B are not read */
+        return p;
+    }
+    if (g->n > 0x3fffffff || g->k > 0x3fffffff) {
+        p.real = -1;
+        return p;
+    }
+    p.real = 1;
+    const int alpha_cx = g->alpha.im != 0.0, beta_cx = g->beta.im != 0.0;
+    p.post = post && alpha_cx;
+    p.fold = alpha_cx && !p.post;
+    p.copy_a = g->transa != 0;
+    p.scale_c = beta_cx && !p.post;
+    const size_t n2 = 2 * (size_t)g->n, k2 = 2 * (size_t)g->k;
+    p.g.n = (int)n2;
+    p.g.k = (int)k2;
+    p.g.transa = p.g.transb = 0;
+    p.g.lda = p.copy_a ? tb_round32z(k2) : 2 * g->lda;
+    p.g.A = p.copy_a ? NULL : g->A;
+    p.g.ldb = tb_round32z(n2);
+    p.g.B = NULL;
+    p.g.ldc = p.post ? tb_round32z(n2) : 2 * g->ldc;
+    p.g.C = p.post ? NULL : g->C;
+    p.g.alpha = (tb_scalar){alpha_cx ? 1.0 : g->alpha.re, 0.0};
+    p.g.beta = (tb_scalar){p.post ? 0.0 : beta_cx ? 1.0 : g->beta.re, 0.0};
+    const size_t a_bytes = p.copy_a ? (size_t)g->m * p.g.lda * rs : 0;
+    const size_t b_bytes = k2 * p.g.ldb * rs;
+    const size_t p_bytes = p.post ? (size_t)g->m * p.g.ldc * rs : 0;
+    p.a_off = 0;
+    p.b_off = a_bytes;
+    p.p_off = a_bytes + b_bytes;
+    p.bytes = a_bytes + b_bytes + p_bytes;
     return p;
 }

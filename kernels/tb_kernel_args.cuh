@@ -28,22 +28,81 @@ typedef struct tb_dgemm_args {
     double *C; size_t ldc;
 } tb_dgemm_args;
 
-/* The typed struct of element type T, and g in it: alpha and beta (real
- * parts; the real types have no other) converted to T, exactly for a
- * product whose values came from T. */
+/* A complex number of two R (float or double), re then im: the layout of
+ * TB_C32 and TB_C64 elements. Aligned as R alone (a caller's complex float
+ * array need only be 4-byte aligned). Trivial, so that it can live in
+ * shared memory. */
+template <typename R> struct tb_cx {
+    R re, im;
+    tb_cx() = default;
+    __host__ __device__ constexpr tb_cx(R r, R i = R(0)) : re(r), im(i) {}
+    friend __host__ __device__ tb_cx operator+(tb_cx a, tb_cx b)
+    {
+        return tb_cx(a.re + b.re, a.im + b.im);
+    }
+    friend __host__ __device__ tb_cx operator*(tb_cx a, tb_cx b)
+    {
+        return tb_cx(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+    }
+    __host__ __device__ tb_cx &operator+=(tb_cx b) { return *this = *this + b; }
+    friend __host__ __device__ bool operator==(tb_cx a, tb_cx b)
+    {
+        return a.re == b.re && a.im == b.im;
+    }
+};
+
+/* The conjugate when `conj` (the complex types' op 2), and the real types
+ * unchanged. */
+template <typename R> __host__ __device__ inline tb_cx<R> tb_conj_if(tb_cx<R> x, bool conj)
+{
+    return conj ? tb_cx<R>(x.re, -x.im) : x;
+}
+template <typename R> __host__ __device__ inline R tb_conj_if(R x, bool) { return x; }
+
+/* s x for a scalar s: with s real (im 0) each part alone, as the real types
+ * scale (inf times it stays inf: no 0 x inf); complex, the product. */
+template <typename R> __host__ __device__ inline tb_cx<R> tb_scale(tb_cx<R> s, tb_cx<R> x)
+{
+    return s.im == R(0) ? tb_cx<R>(s.re * x.re, s.re * x.im) : s * x;
+}
+template <typename R> __host__ __device__ inline R tb_scale(R s, R x) { return s * x; }
+
+/* Complex products: the same fields, elements and scalars complex. The
+ * struct's name is part of every kernel's symbol that takes it. */
+template <typename T> struct tb_cgemm_args_of {
+    int m, n, k;
+    int transa, transb;
+    T alpha, beta;
+    const T *A; size_t lda;
+    const T *B; size_t ldb;
+    T *C; size_t ldc;
+};
+typedef tb_cgemm_args_of<tb_cx<float>> tb_cgemm_args;
+typedef tb_cgemm_args_of<tb_cx<double>> tb_zgemm_args;
+
+/* The typed struct of element type T, and g in it: alpha and beta (re
+ * alone for the real types) converted to T, exactly for a product whose
+ * values came from T. */
 template <typename T> struct tb_typed;
 template <> struct tb_typed<float> {
     typedef tb_gemm_args args;
+    static float scalar(tb_scalar s) { return (float)s.re; }
 };
 template <> struct tb_typed<double> {
     typedef tb_dgemm_args args;
+    static double scalar(tb_scalar s) { return s.re; }
+};
+template <typename R> struct tb_typed<tb_cx<R>> {
+    typedef tb_cgemm_args_of<tb_cx<R>> args;
+    static tb_cx<R> scalar(tb_scalar s) { return tb_cx<R>((R)s.re, (R)s.im); }
 };
 
 template <typename T> static inline typename tb_typed<T>::args tb_args_of(const tb_gemm *g)
 {
-    typename tb_typed<T>::args a = {g->m, g->n, g->k, g->transa, g->transb, (T)g->alpha.re,
-                                    (T)g->beta.re, (const T *)g->A, g->lda, (const T *)g->B,
-                                    g->ldb, (T *)g->C, g->ldc};
+    typename tb_typed<T>::args a = {g->m, g->n, g->k, g->transa, g->transb,
+                                    tb_typed<T>::scalar(g->alpha), tb_typed<T>::scalar(g->beta),
+                                    (const T *)g->A, g->lda, (const T *)g->B, g->ldb, (T *)g->C,
+                                    g->ldc};
     return a;
 }
 

@@ -12,9 +12,10 @@
  *                    from (tb_run_scratch)
  * Kernels see only device pointers, row-major operands and a stream; they
  * never synchronise, take scratch only from that pool, and report launch
- * errors by return value. A new element type (the complex c and z) is a new
- * tb_dtype value, a row of kernels/registry.c's per-type numbers and the
- * kernels that compute it: no new struct, launcher type or entry point. */
+ * errors by return value. Each element type is a tb_dtype value, a row of
+ * kernels/registry.c's per-type numbers and the entries that compute it:
+ * the complex ones (TB_C32, TB_C64) run as one product of their real
+ * type's kernels (complex_00_realify.cu), through the same tb_gemm_run. */
 #ifndef TB_KERNELS_H
 #define TB_KERNELS_H
 
@@ -26,24 +27,30 @@
 extern "C" {
 #endif
 
-/* The element type of a product. The values are those of src/'s tb_prec;
- * TB_DTYPES counts them (the rows of per-type tables). */
-typedef enum { TB_F32 = 0, TB_F64 = 1, TB_DTYPES } tb_dtype;
+/* The element type of a product. The values are those of src/'s tb_prec
+ * (TB_SINGLE 0, TB_DOUBLE 1, TB_COMPLEX 2, TB_ZCOMPLEX 3); TB_DTYPES
+ * counts them (the rows of per-type tables). TB_C32 and TB_C64 are complex
+ * numbers of two floats or two doubles, interleaved (re, then im), as C's
+ * float _Complex, std::complex<float> and cuComplex lay them out. */
+typedef enum { TB_F32 = 0, TB_F64 = 1, TB_C32 = 2, TB_C64 = 3, TB_DTYPES } tb_dtype;
 
 /* A scalar of any element type: re alone for the real types (im 0), both
  * for the complex ones. An fp32 call's values came from float and go back
- * to float exactly. */
+ * to float exactly. A complex scalar whose im is 0 scales as a real one
+ * does, each part alone (inf times it stays inf, no 0 x inf). */
 typedef struct tb_scalar {
     double re, im;
 } tb_scalar;
 
 /* One row-major product on device memory:
  *   C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C
- * op(A) is A (m x k, element (i,p) at A[i*lda + p]) when transa == 0, and
- * A^T when transa == 1 (A stored k x m, element (i,p) at A[p*lda + i]).
- * Likewise op(B) with transb. A, B and C point to elements of `dtype`
- * (complex ones interleaved, re then im); strides are in elements, not
- * bytes.
+ * op(A) is A (m x k, element (i,p) at A[i*lda + p]) when transa == 0,
+ * A^T when transa == 1 (A stored k x m, element (i,p) at A[p*lda + i]),
+ * and for the complex types the conjugate transpose A^H when transa == 2
+ * (stored as for 1, each element conjugated); for the real types 2 is the
+ * same as 1. Likewise op(B) with transb. A, B and C point to elements of
+ * `dtype` (complex ones interleaved, re then im); strides are in elements,
+ * not bytes.
  * beta == 0 means C is write-only: it is never read (NaN in C must not leak).
  * k == 0 or alpha == 0 give C = beta*C without reading A or B. */
 typedef struct tb_gemm {
@@ -119,8 +126,10 @@ static inline int tb_rows16(const void *p, size_t ld, size_t elem)
 }
 
 /* ---- kernels/registry.c: the kernels and the choices among them -------- */
-/* Bytes of one element of type t. */
+/* Bytes of one element of type t; the type of its parts (t itself for a
+ * real type, TB_F32 for TB_C32, TB_F64 for TB_C64). */
 size_t tb_dtype_size(tb_dtype t);
+tb_dtype tb_dtype_real(tb_dtype t);
 const tb_kernel_info *tb_kernel_list(int *count);
 const tb_kernel_info *tb_kernel_by_name(const char *name);
 /* Whether name is one of the comma-separated names in list (NULL: every
@@ -174,6 +183,43 @@ int tb_split_parts(tb_dtype t, int m, int n, int k, int sms);
  * larger one (tb_wgmma_tail_parts, for grids the first leaves whole). */
 int tb_wgmma_parts(int m, int n, int k, int sms);
 int tb_wgmma_tail_parts(int m, int n, int k, int sms);
+/* How complex_00_realify.cu runs a complex product as one real product
+ * of the real type's kernels (tb_gemm_run picks one for the real shape).
+ * With k_c = k and n_c = n the complex sizes:
+ *   C' = C viewed as m x 2n_c reals (re, im interleaved along n; stride
+ *        2 ldc), written by the real product;
+ *   A' = op(A) as m x 2k_c reals, re and im interleaved along k: A's own
+ *        memory (stride 2 lda) when transa == 0, else a copy of op(A)
+ *        (transposed, conjugated for transa == 2) in scratch;
+ *   B'' = 2k_c x 2n_c reals in scratch, element (l, j) of s op(B) the 2 x 2
+ *        block [[re, im], [-im, re]] at rows 2l, 2l+1 and columns 2j, 2j+1,
+ *        s = alpha when alpha is complex (folded), else 1 (B'' exact);
+ * so that A' B'' = s op(A) op(B), interleaved like C. The real product
+ * takes alpha' = alpha (real alpha) or 1 (folded), beta' = beta (real
+ * beta: 0 never reads C) or 1 after a pass that scales C by a complex beta.
+ * post (the crealify-post and zrealify-post entries): a complex alpha is
+ * not folded but applied afterwards: the real product (alpha' 1, beta' 0)
+ * goes to P in scratch, then C = alpha P + beta C.
+ * Real flops 8 m n_c k_c, those of the four real products of the usual
+ * method, in one product of twice the depth and width. Pure: g's pointers
+ * are read as numbers, CUDA is not asked. */
+typedef struct tb_complex_plan {
+    int real;              /* 1: a real product runs; 0: none (m or n 0: nothing
+                            * at all; k 0 or alpha 0: C = beta C alone, scale_c);
+                            * -1: 2n or 2k would not fit an int            */
+    tb_gemm g;             /* the real product, dtype the real type; its A
+                            * is g's own A (not copied) or NULL, B NULL, C
+                            * g's own C or NULL (post): the launcher points
+                            * the NULL ones into its scratch (the offsets) */
+    int copy_a;            /* A' is a copy of op(A) in scratch (transa != 0) */
+    int fold;              /* a complex alpha is folded into B''            */
+    int scale_c;           /* C = beta C first (complex beta; or the whole
+                            * product when real is 0)                       */
+    int post;              /* the result goes to P, then C = alpha P + beta C */
+    size_t a_off, b_off, p_off, bytes;   /* scratch: A', B'', P, and in all */
+} tb_complex_plan;
+tb_complex_plan tb_complex_plan_of(const tb_gemm *g, int post);
+
 /* The SM count of device `dev`, asked once per device and kept (0 if CUDA
  * cannot say). The launchers size their grids with it. */
 int tb_device_sms(int dev);
@@ -183,7 +229,7 @@ int tb_device_caps(int dev, int *major, int *minor, int *smem_optin);
 
 /* ---- src/gpu/run.cu: the host runtime on device pointers --------------- */
 /* g with kern (NULL: tb_kernel_pick(g, 1)) on stream, the way the public
- * tiledblas_sgemm_device() and tiledblas_dgemm_device() run it: as
+ * tiledblas_{s,d,c,z}gemm_device() run it: as
  * tb_kernel_plan says, unaligned operands copied to aligned, stream-ordered
  * scratch first and K split into parts on side streams; falls back to the
  * plain launch when it cannot. whole 1: kern's launcher alone (a caller
@@ -212,7 +258,8 @@ unsigned long long tb_run_split_count(void);
 void tb_run_count_split(void);
 
 /* ---- the launchers, one file of kernels each ---------------------------- */
-/* gemm_00_tiled16.cu: the seed, float and double. */
+/* gemm_00_tiled16.cu: the seed, every element type (complex: conjugate
+ * transposes read in its tile loads). */
 cudaError_t tb_launch_tiled16(const tb_gemm *g, cudaStream_t stream);
 /* gemm_05_small.cu: small products, 32x32 tiles, 4x4 micro-tiles, K split
  * across the grid; float and double. tb_small_parts: how many parts an
@@ -254,6 +301,13 @@ int tb_wgmma_simple_supports(const tb_gemm *g);
 cudaError_t tb_launch_dmma(const tb_gemm *g, cudaStream_t stream);
 cudaError_t tb_launch_dmma_k16(const tb_gemm *g, cudaStream_t stream);
 cudaError_t tb_launch_dmma_884(const tb_gemm *g, cudaStream_t stream);
+/* complex_00_realify.cu: a complex product as one real product
+ * (tb_complex_plan_of): the packing of A' and B'', the scaling of C and
+ * the real product through tb_gemm_run; realify_post with a complex alpha
+ * applied after the real product. Without scratch: the complex seed
+ * (tb_launch_tiled16). */
+cudaError_t tb_launch_realify(const tb_gemm *g, cudaStream_t stream);
+cudaError_t tb_launch_realify_post(const tb_gemm *g, cudaStream_t stream);
 /* run_kernels.cu: the runtime's own two kernels, for element type t: a
  * rows x cols block copied from src (stride lds) to dst (stride ldd), the
  * aligned copies; and the split sum, C = alpha * (W_0 + ... + W_{parts-1})

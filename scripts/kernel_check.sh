@@ -1,13 +1,15 @@
 #!/bin/bash
 # scripts/kernel_check.sh - build the kernels (kernels/*.cu, the registry and
-# the host runtime under them, src/gpu/*.cu), test_kernels, test_registry and
-# bench_kernels with nvcc/gcc directly (independent of the top-level CMake),
-# and on a GPU machine run: the kernel tests, compute-sanitizer memcheck and
-# racecheck on small runs, and the benchmark table. Logs go to OUT.
+# the host runtime under them, src/gpu/*.cu), test_kernels, test_registry,
+# test_complex_pack and bench_kernels with nvcc/gcc directly (independent of
+# the top-level CMake), and on a GPU machine run: the kernel tests,
+# compute-sanitizer memcheck and racecheck on small runs, and the benchmark
+# table. Logs go to OUT.
 #   scripts/kernel_check.sh build [BUILD]          build only (no GPU needed)
 #   scripts/kernel_check.sh link [BUILD]           relink the executables only
 #   scripts/kernel_check.sh run [BUILD] [OUT]      build if needed, then run
-# Environment: DTYPE (float, double or all: which kernels run; default float),
+# Environment: DTYPE (float, double, complex, zcomplex or all: which kernels
+# run; default float),
 # TEST_ARGS (test_kernels options), BENCH_ARGS (bench_kernels options),
 # SAN_KERNELS (kernels under compute-sanitizer), KERNEL_ARCH (the GPU to
 # build for, default sm_90; the wgmma kernel is always sm_90a).
@@ -50,10 +52,13 @@ link() {
     for f in $(cu_sources); do objs+=("$B/$(basename "$f" .cu).o"); done
     local libs="-L$cu -lcudart_static -ldl -lrt -lpthread -lm -Wl,-Bstatic -lgomp -Wl,-Bdynamic"
     for t in tests/kernels/test_kernels tests/kernels/test_registry bench/bench_kernels; do
-        gcc -O2 -fopenmp -Wall -Wextra -I"$root/kernels" -I/usr/local/cuda/include \
+        gcc -O2 -fopenmp -Wall -Wextra -I"$root/kernels" -I"$root/src/gpu" -I/usr/local/cuda/include \
             -c "$root/$t.c" -o "$B/$(basename $t).o" || return 1
         g++ -fopenmp -o "$B/$(basename $t)" "$B/$(basename $t).o" "${objs[@]}" "$B/registry.o" $libs || return 1
     done
+    # Host code only (the complex packing's algebra, no GPU needed).
+    nvcc -O2 -I"$root/kernels" -o "$B/test_complex_pack" "$root/tests/kernels/test_complex_pack.cu" \
+        "${objs[@]}" "$B/registry.o" -ldl -lrt -lpthread || return 1
     echo "built in $B"
 }
 
@@ -76,15 +81,20 @@ if ! "$B/test_kernels" --max 0 >/dev/null 2>&1; then
 fi
 "$B/test_registry" > "$OUT/test_registry.log" 2>&1
 echo "test_registry: exit $?; $(tail -1 "$OUT/test_registry.log")"
+"$B/test_complex_pack" > "$OUT/test_complex_pack.log" 2>&1
+echo "test_complex_pack: exit $?; $(tail -1 "$OUT/test_complex_pack.log")"
 
 # The kernels under compute-sanitizer by default, and the benchmark's type
 # (bench_kernels runs one type at a time; DTYPE=all benchmarks fp32).
 case $DTYPE in
     double) san_default=dtiled16,dsmall,dmma,dmma-884,dmma-k16,run-dmma; bench_dtype=double ;;
-    all) san_default=small,dsmall,regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884,dmma-k16; bench_dtype=float ;;
+    complex) san_default=ctiled16,crealify,crealify-post,run; bench_dtype=complex; san_dtype=complex ;;
+    zcomplex) san_default=ztiled16,zrealify,zrealify-post,run; bench_dtype=zcomplex; san_dtype=zcomplex ;;
+    all) san_default=small,dsmall,regblock,warptile,tf32x3,tf32-fast,wgmma-simple,dmma,dmma-884,dmma-k16,ctiled16,crealify,ztiled16,zrealify; bench_dtype=float ;;
     *) san_default=small,regblock,warptile,tf32x3,tf32-fast,wgmma-simple; bench_dtype=float ;;
 esac
 targs="--dtype $DTYPE"
+san_dtype=${san_dtype:-all}
 
 step "SASS of the tensor-core kernels (instruction counts)"
 if command -v cuobjdump > /dev/null; then
@@ -112,10 +122,10 @@ timeout 130 "$B/bench_kernels" --dtype $bench_dtype ${BENCH_ARGS:-} 2>&1 | tee "
 
 step "compute-sanitizer"
 san=${SAN_KERNELS:-$san_default}
-timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --dtype all --max 127 --kernels "$san" \
+timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/test_kernels" --dtype $san_dtype --max 127 --kernels "$san" \
     > "$OUT/memcheck.log" 2>&1
 echo "memcheck (test_kernels --max 127): exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log"); $(tail -1 "$OUT/memcheck.log" | grep passed)"
-timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --dtype all --max 33 --kernels "$san" \
+timeout 35 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/test_kernels" --dtype $san_dtype --max 33 --kernels "$san" \
     > "$OUT/racecheck.log" 2>&1
 echo "racecheck (test_kernels --max 33): exit $?; $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tr '\n' ' ')"
 # The persistent wgmma kernels take grids of a quarter wave and more only:

@@ -60,7 +60,7 @@ static void tb_info_parts(tb_text *t)
     int nk;
     const tb_kernel_info *k = tb_kernel_list(&nk);
     for (int i = 0; i < nk; i++)
-        tb_say(t, "kernel: %s (%s) - %s\n", k[i].name, k[i].dtype == TB_F64 ? "double" : k[i].dtype == TB_F32 ? "single" : "complex",
+        tb_say(t, "kernel: %s (%s) - %s\n", k[i].name, k[i].dtype == TB_F64 ? "double" : k[i].dtype == TB_F32 ? "single" : k[i].dtype == TB_C32 ? "complex" : "zcomplex",
                k[i].summary);
 }
 

@@ -18,23 +18,28 @@ TB_EXPORT const char *tiledblas_version(void) { return TILEDBLAS_VERSION; }
 
 TB_EXPORT const char *tiledblas_last_error(void) { return tb_api_error; }
 
-static int tb_trans_arg(char t, int *out)
+/* 'N' 0, 'T' 1, 'C' 2 (the conjugate transpose; the transpose for the
+ * real types, as BLAS reads it). */
+static tb_scalar tb_real(double x) { return (tb_scalar){x, 0.0}; }
+
+static int tb_trans_arg(char t, tb_dtype dtype, int *out)
 {
     if (t == 'N' || t == 'n') { *out = 0; return 1; }
-    if (t == 'T' || t == 't' || t == 'C' || t == 'c') { *out = 1; return 1; }
+    if (t == 'T' || t == 't') { *out = 1; return 1; }
+    if (t == 'C' || t == 'c') { *out = tb_dtype_real(dtype) == dtype ? 1 : 2; return 1; }
     return 0;
 }
 
-/* One product on device pointers, either precision: the BLAS argument
+/* One product on device pointers, any element type: the BLAS argument
  * checks, the kernel (named, or the best for the call), tb_gemm_run. */
 static int tb_device_gemm(const char *kernel, tb_dtype dtype, char transa, char transb, int m,
-                          int n, int k, double alpha, const void *A, int lda, const void *B,
-                          int ldb, double beta, void *C, int ldc, void *stream)
+                          int n, int k, tb_scalar alpha, const void *A, int lda, const void *B,
+                          int ldb, tb_scalar beta, void *C, int ldc, void *stream)
 {
     int ta, tb;
     /* BLAS argument numbers, in the order of the Fortran xgemm. */
-    if (!tb_trans_arg(transa, &ta)) return 1;
-    if (!tb_trans_arg(transb, &tb)) return 2;
+    if (!tb_trans_arg(transa, dtype, &ta)) return 1;
+    if (!tb_trans_arg(transb, dtype, &tb)) return 2;
     if (m < 0) return 3;
     if (n < 0) return 4;
     if (k < 0) return 5;
@@ -42,8 +47,8 @@ static int tb_device_gemm(const char *kernel, tb_dtype dtype, char transa, char 
     if (ldb < (tb ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return 10;
     if (ldc < (n > 1 ? n : 1)) return 13;
 
-    const tb_gemm g = {dtype, m, n, k, ta, tb, {alpha, 0.0}, {beta, 0.0}, A, (size_t)lda, B,
-                       (size_t)ldb, C, (size_t)ldc};
+    const tb_gemm g = {dtype, m, n, k, ta, tb, alpha, beta, A, (size_t)lda, B, (size_t)ldb, C,
+                       (size_t)ldc};
     const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_pick(&g, 1);
     if (!kern || !tb_kernel_accepts(kern, &g)) {
         tb_api_error = "no such kernel, or it does not compute this precision, fit this GPU "
@@ -64,8 +69,8 @@ TB_EXPORT int tiledblas_sgemm_device_kernel(const char *kernel, char transa, cha
                                             const float *A, int lda, const float *B, int ldb,
                                             float beta, float *C, int ldc, void *stream)
 {
-    return tb_device_gemm(kernel, TB_F32, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                          C, ldc, stream);
+    return tb_device_gemm(kernel, TB_F32, transa, transb, m, n, k, tb_real(alpha), A, lda, B, ldb,
+                          tb_real(beta), C, ldc, stream);
 }
 
 TB_EXPORT int tiledblas_sgemm_device(char transa, char transb, int m, int n, int k,
@@ -73,8 +78,8 @@ TB_EXPORT int tiledblas_sgemm_device(char transa, char transb, int m, int n, int
                                      const float *B, int ldb,
                                      float beta, float *C, int ldc, void *stream)
 {
-    return tb_device_gemm(NULL, TB_F32, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                          C, ldc, stream);
+    return tb_device_gemm(NULL, TB_F32, transa, transb, m, n, k, tb_real(alpha), A, lda, B, ldb,
+                          tb_real(beta), C, ldc, stream);
 }
 
 TB_EXPORT int tiledblas_dgemm_device_kernel(const char *kernel, char transa, char transb,
@@ -82,8 +87,8 @@ TB_EXPORT int tiledblas_dgemm_device_kernel(const char *kernel, char transa, cha
                                             const double *A, int lda, const double *B, int ldb,
                                             double beta, double *C, int ldc, void *stream)
 {
-    return tb_device_gemm(kernel, TB_F64, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                          C, ldc, stream);
+    return tb_device_gemm(kernel, TB_F64, transa, transb, m, n, k, tb_real(alpha), A, lda, B, ldb,
+                          tb_real(beta), C, ldc, stream);
 }
 
 TB_EXPORT int tiledblas_dgemm_device(char transa, char transb, int m, int n, int k,
@@ -91,8 +96,48 @@ TB_EXPORT int tiledblas_dgemm_device(char transa, char transb, int m, int n, int
                                      const double *B, int ldb,
                                      double beta, double *C, int ldc, void *stream)
 {
-    return tb_device_gemm(NULL, TB_F64, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                          C, ldc, stream);
+    return tb_device_gemm(NULL, TB_F64, transa, transb, m, n, k, tb_real(alpha), A, lda, B, ldb,
+                          tb_real(beta), C, ldc, stream);
+}
+
+/* Complex alpha and beta: two numbers each, re then im, in host memory. */
+static tb_scalar tb_cx_arg(const float *x) { return (tb_scalar){x[0], x[1]}; }
+static tb_scalar tb_zx_arg(const double *x) { return (tb_scalar){x[0], x[1]}; }
+
+TB_EXPORT int tiledblas_cgemm_device_kernel(const char *kernel, char transa, char transb,
+                                            int m, int n, int k, const float *alpha,
+                                            const void *A, int lda, const void *B, int ldb,
+                                            const float *beta, void *C, int ldc, void *stream)
+{
+    return tb_device_gemm(kernel, TB_C32, transa, transb, m, n, k, tb_cx_arg(alpha), A, lda, B,
+                          ldb, tb_cx_arg(beta), C, ldc, stream);
+}
+
+TB_EXPORT int tiledblas_cgemm_device(char transa, char transb, int m, int n, int k,
+                                     const float *alpha, const void *A, int lda,
+                                     const void *B, int ldb,
+                                     const float *beta, void *C, int ldc, void *stream)
+{
+    return tb_device_gemm(NULL, TB_C32, transa, transb, m, n, k, tb_cx_arg(alpha), A, lda, B,
+                          ldb, tb_cx_arg(beta), C, ldc, stream);
+}
+
+TB_EXPORT int tiledblas_zgemm_device_kernel(const char *kernel, char transa, char transb,
+                                            int m, int n, int k, const double *alpha,
+                                            const void *A, int lda, const void *B, int ldb,
+                                            const double *beta, void *C, int ldc, void *stream)
+{
+    return tb_device_gemm(kernel, TB_C64, transa, transb, m, n, k, tb_zx_arg(alpha), A, lda, B,
+                          ldb, tb_zx_arg(beta), C, ldc, stream);
+}
+
+TB_EXPORT int tiledblas_zgemm_device(char transa, char transb, int m, int n, int k,
+                                     const double *alpha, const void *A, int lda,
+                                     const void *B, int ldb,
+                                     const double *beta, void *C, int ldc, void *stream)
+{
+    return tb_device_gemm(NULL, TB_C64, transa, transb, m, n, k, tb_zx_arg(alpha), A, lda, B,
+                          ldb, tb_zx_arg(beta), C, ldc, stream);
 }
 
 TB_EXPORT int tiledblas_kernel_count(void)

@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* src/'s precisions are the kernels' element types, value for value. */
-_Static_assert((int)TB_SINGLE == (int)TB_F32 && (int)TB_DOUBLE == (int)TB_F64,
+_Static_assert((int)TB_SINGLE == (int)TB_F32 && (int)TB_DOUBLE == (int)TB_F64 &&
+               (int)TB_COMPLEX == (int)TB_C32 && (int)TB_ZCOMPLEX == (int)TB_C64,
                "tb_prec and tb_dtype must agree");
 
 /* ---- Fault injection and the kernel ---- */

@@ -1,7 +1,8 @@
 /* src/gpu/run.cu - the host runtime under the kernels: one product on device
- * pointers run with a kernel the way the public tiledblas_sgemm_device()
- * and tiledblas_dgemm_device() and the preload's pipeline run it
- * (tb_gemm_run), for every element type alike; the stream-ordered memory
+ * pointers run with a kernel the way the public tiledblas_{s,d,c,z}gemm_device()
+ * and the preload's pipeline run it (tb_gemm_run), for every element type
+ * alike (a complex product's launcher, complex_00_realify.cu, runs its real
+ * product through it again); the stream-ordered memory
  * pool its copies, its K parts and the kernels' own pre-passes take scratch
  * from (tb_run_scratch); the side streams the parts run on; and the loading
  * of the kernels' code ahead of the first call (tb_kernels_load).
@@ -226,9 +227,19 @@ static cudaError_t tb_split_run(const tb_gemm *g, const tb_kernel_info *kern,
 
 static size_t tb_round32(size_t x) { return (x + 31) & ~(size_t)31; }
 
-extern "C" cudaError_t tb_gemm_run(const tb_gemm *in, const tb_kernel_info *kern, int whole,
+extern "C" cudaError_t tb_gemm_run(const tb_gemm *g_in, const tb_kernel_info *kern, int whole,
                                    cudaStream_t stream)
 {
+    /* The real types' kernels read a transpose as a truth value: op 2
+     * (conjugate transpose) is op 1 for them. */
+    tb_gemm real_op;
+    const tb_gemm *in = g_in;
+    if (tb_dtype_real(in->dtype) == in->dtype && (in->transa > 1 || in->transb > 1)) {
+        real_op = *in;
+        real_op.transa = in->transa != 0;
+        real_op.transb = in->transb != 0;
+        in = &real_op;
+    }
     if (!kern)
         kern = tb_kernel_pick(in, 1);
     if (!kern || kern->dtype != in->dtype || !kern->launch)
@@ -301,7 +312,9 @@ extern "C" cudaError_t tb_gemm_run(const tb_gemm *in, const tb_kernel_info *kern
  * bytes apart, since a kernel may take another path for rows it can read
  * whole (wgmma splits such operands in shared memory, the others in a
  * pre-pass); then the split sum, which the small kernel's split launches,
- * of each element type. Stops early once *stop is set (a process exiting
+ * of each real type (a complex entry's load runs its B'' packing and its
+ * real product's kernel; the A' copy and the scaling of C by a complex beta
+ * load at their first call). Stops early once *stop is set (a process exiting
  * does not wait for the rest). Returns the first launch error, or
  * cudaSuccess. */
 extern "C" cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
@@ -330,7 +343,9 @@ extern "C" cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
         }
     }
     for (int t = 0; t < TB_DTYPES && e == cudaSuccess; t++)
-        e = tb_launch_split_sum((tb_dtype)t, buf, 1, 1, 1, 1, 1, one, zero, buf + ROW, 1, stream);
+        if (tb_dtype_real((tb_dtype)t) == (tb_dtype)t)   /* complex runs as real */
+            e = tb_launch_split_sum((tb_dtype)t, buf, 1, 1, 1, 1, 1, one, zero, buf + ROW, 1,
+                                    stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(stream);
     cudaFree(buf);

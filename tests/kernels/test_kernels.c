@@ -1,16 +1,19 @@
-/* tests/kernels/test_kernels.c - every kernel in the registry, fp32 and
- * fp64, against a long-double host reference: odd, prime and tile-edge sizes,
- * all four transposes, padded/odd strides, unaligned bases (off by one
- * element), alpha/beta combos (NaN in C with beta = 0, alpha = 0 with NaN in
- * A and B), inf/NaN inputs, wide dynamic range, the ends of the fp32 range
- * (1e-30 x 1e30, subnormals, FLT_MAX), and a check that nothing
- * outside C's m x n window changed; also the default path (tb_gemm_run,
- * as tiledblas_sgemm_device() and tiledblas_dgemm_device() take it) with
- * its aligned copies and split K.
+/* tests/kernels/test_kernels.c - every kernel in the registry, fp32, fp64,
+ * complex float and complex double, against a long-double host reference:
+ * odd, prime and tile-edge sizes, all four transposes (complex: all nine,
+ * the conjugate ones with them, and complex alpha and beta), padded/odd
+ * strides, unaligned bases (off by one element), alpha/beta combos (NaN in C
+ * with beta = 0, alpha = 0 with NaN in A and B), inf/NaN inputs, wide
+ * dynamic range, the ends of the fp32 range (1e-30 x 1e30, subnormals,
+ * FLT_MAX), and a check that nothing outside C's m x n window changed; also
+ * the default path (tb_gemm_run, as tiledblas_{s,d,c,z}gemm_device() take
+ * it) with its aligned copies and split K, and for the complex types the
+ * real products it runs them as (complex_00_realify.cu).
  * Kernels that do not fit this GPU are skipped with a line saying so.
  * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N, --min N
  * (sizes and edge cases from N up: the flat ones under a sanitizer),
- * --kernels a,b,c, --dtype float|double|all (default all), --verbose. */
+ * --kernels a,b,c, --dtype float|double|complex|zcomplex|real|all (default
+ * all; real: float and double), --verbose. */
 #include "tb_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -91,7 +94,7 @@ typedef struct {
     int fill;                  /* FILL_UNIFORM, FILL_WIDE or FILL_SPAN */
     int special;               /* plant +inf in A and NaN in B */
     int nan_ab;                /* A and B are all NaN (alpha == 0 cases) */
-    tb_dtype dtype;            /* TB_F32 (the default) or TB_F64 */
+    tb_dtype dtype;            /* TB_F32 (the default), TB_F64, TB_C32 or TB_C64 */
     int ea, eb;                /* A and B scaled by 2^ea and 2^eb (range cases) */
 } tcase;
 
@@ -159,7 +162,8 @@ static int any_for(tb_dtype t, const char *klist)
         if (ks[i].dtype == t && tb_kernel_in_list(ks[i].name, klist))
             return 1;
     return tb_kernel_in_list("run", klist) ||
-           tb_kernel_in_list(t == TB_F64 ? "run-dmma" : "run-tf32x3", klist);
+           (tb_dtype_real(t) == t &&
+            tb_kernel_in_list(t == TB_F64 ? "run-dmma" : "run-tf32x3", klist));
 }
 
 static void run_case(const tcase *t, const char *klist)
@@ -338,6 +342,319 @@ static void run_case(const tcase *t, const char *klist)
     free(hA); free(hB); free(hC0); free(hC); free(ref); free(mag);
 }
 
+/* ---- complex cases --------------------------------------------------------- */
+
+/* Element (i, p) of op(X) for a complex X of parts of type rt (stride ld
+ * elements, trans 0, 1 or 2: conjugated), as long doubles. */
+static void cx_op(tb_dtype rt, const void *X, size_t ld, int trans, int i, int p, long double *re,
+                  long double *im)
+{
+    const size_t q = trans ? (size_t)p * ld + i : (size_t)i * ld + p;
+    *re = get(rt, X, 2 * q);
+    *im = get(rt, X, 2 * q + 1) * (trans == 2 ? -1.0L : 1.0L);
+}
+
+/* Host reference of a complex case: ref (re, im pairs) = sum_p op(A)(i,p)
+ * op(B)(p,j) in long double, and mag = sum_p |op(A)(i,p)|_1 |op(B)(p,j)|_1
+ * (|z|_1 = |re| + |im|, which bounds each part of every term). */
+static void creference(const tcase *t, const void *A, size_t lda, const void *B, size_t ldb,
+                       long double *ref, double *mag)
+{
+    const tb_dtype rt = tb_dtype_real(t->dtype);
+    const int m = t->m, n = t->n, k = t->k;
+    long double *Ad = malloc(2 * sizeof(long double) * (size_t)m * (k ? k : 1));
+    long double *Bd = malloc(2 * sizeof(long double) * (size_t)(k ? k : 1) * n);
+    for (int i = 0; i < m; i++)
+        for (int p = 0; p < k; p++)
+            cx_op(rt, A, lda, t->ta, i, p, &Ad[2 * ((size_t)i * k + p)], &Ad[2 * ((size_t)i * k + p) + 1]);
+    for (int p = 0; p < k; p++)
+        for (int j = 0; j < n; j++)
+            cx_op(rt, B, ldb, t->tb, p, j, &Bd[2 * ((size_t)p * n + j)], &Bd[2 * ((size_t)p * n + j) + 1]);
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int i = 0; i < m; i++) {
+        long double *r = ref + 2 * (size_t)i * n;
+        double *g = mag + (size_t)i * n;
+        for (int j = 0; j < n; j++)
+            r[2 * j] = r[2 * j + 1] = g[j] = 0.0;
+        for (int p = 0; p < k; p++) {
+            const long double ar = Ad[2 * ((size_t)i * k + p)], ai = Ad[2 * ((size_t)i * k + p) + 1];
+            const double aa = (double)(now_abs(ar) + now_abs(ai));
+            const long double *b = Bd + 2 * (size_t)p * n;
+            for (int j = 0; j < n; j++) {
+                const long double br = b[2 * j], bi = b[2 * j + 1];
+                r[2 * j] += ar * br - ai * bi;
+                r[2 * j + 1] += ar * bi + ai * br;
+                g[j] += aa * (double)(now_abs(br) + now_abs(bi));
+            }
+        }
+    }
+    free(Ad);
+    free(Bd);
+}
+
+/* s x with the library's rule (tb_scalar): a real s scales each part alone. */
+static void cx_scale(double sr, double si, long double xr, long double xi, long double *re,
+                     long double *im)
+{
+    if (si == 0.0) {
+        *re = sr * xr;
+        *im = sr * xi;
+    } else {
+        *re = sr * xr - si * xi;
+        *im = sr * xi + si * xr;
+    }
+}
+
+/* A complex case (TB_C32, TB_C64) on every complex entry in klist and on
+ * the default path ("run", tb_gemm_run with the registry's pick): ta and
+ * tb 0, 1 or 2 (conjugate transpose), complex alpha and beta, the same
+ * checks as run_case: the bound, inf/NaN classes, beta 0 over NaN, nothing
+ * outside C's window changed. */
+/* A complex case: a tcase (ta, tb 0, 1 or 2; alpha and beta the real
+ * parts) and the imaginary parts of alpha and beta. */
+typedef struct {
+    tcase c;
+    double alpha_im, beta_im;
+} ccase;
+
+static void run_ccase(const ccase *cc, const char *klist)
+{
+    const tcase *t = &cc->c;
+    const int m = t->m, n = t->n, k = t->k;
+    const tb_dtype dt = t->dtype, rt = tb_dtype_real(dt);
+    const size_t es = tb_dtype_size(dt);
+    if (!any_for(dt, klist))
+        return;
+    const int a_rows = t->ta ? k : m, a_cols = t->ta ? m : k;
+    const int b_rows = t->tb ? n : k, b_cols = t->tb ? k : n;
+    const size_t lda = (size_t)(a_cols > 0 ? a_cols : 1) + t->pad_a;
+    const size_t ldb = (size_t)(b_cols > 0 ? b_cols : 1) + t->pad_b;
+    const size_t ldc = (size_t)(n > 0 ? n : 1) + t->pad_c;
+    const size_t GUARD = 37;
+    const size_t a_sz = t->off + (size_t)a_rows * lda + GUARD;
+    const size_t b_sz = t->off + (size_t)b_rows * ldb + GUARD;
+    const size_t c_sz = t->off + (size_t)m * ldc + GUARD;
+    const int beta0 = t->beta == 0.0 && cc->beta_im == 0.0;
+    const int alpha0 = t->alpha == 0.0 && cc->alpha_im == 0.0;
+
+    char *hA = malloc(es * a_sz), *hB = malloc(es * b_sz);
+    char *hC0 = malloc(es * c_sz), *hC = malloc(es * c_sz);
+    long double *ref = malloc(2 * sizeof(long double) * ((size_t)m * n + 1));
+    double *mag = malloc(sizeof(double) * ((size_t)m * n + 1));
+    fill(rt, hA, 2 * a_sz, t->nan_ab ? FILL_NAN : t->fill, t->ea);
+    fill(rt, hB, 2 * b_sz, t->nan_ab ? FILL_NAN : t->fill, t->eb);
+    if (t->special && m > 2 && n > 2 && k > 2) {
+        /* +inf in re of op(A)(1, 2), NaN in im of op(B)(k-1, n-2): row 1 of
+         * C infinite in both parts, column n-2 NaN. */
+        put(rt, hA, 2 * (t->off + (t->ta ? (size_t)2 * lda + 1 : (size_t)1 * lda + 2)), INFINITY);
+        put(rt, hB, 2 * (t->off + (t->tb ? (size_t)(n - 2) * ldb + (k - 1) : (size_t)(k - 1) * ldb + (n - 2))) + 1,
+            NAN);
+    }
+    fill(rt, hC0, 2 * c_sz, FILL_UNIFORM, 0);
+    if (beta0)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                put(rt, hC0, 2 * (t->off + (size_t)i * ldc + j), NAN);
+                put(rt, hC0, 2 * (t->off + (size_t)i * ldc + j) + 1, NAN);
+            }
+    if (!alpha0 && !t->nan_ab)
+        creference(t, hA + es * t->off, lda, hB + es * t->off, ldb, ref, mag);
+
+    char *dA, *dB, *dC;
+    CK(cudaMalloc((void **)&dA, es * a_sz));
+    CK(cudaMalloc((void **)&dB, es * b_sz));
+    CK(cudaMalloc((void **)&dC, es * c_sz));
+    CK(cudaMemcpy(dA, hA, es * a_sz, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, hB, es * b_sz, cudaMemcpyHostToDevice));
+
+    int nk;
+    const tb_kernel_info *ks = tb_kernel_list(&nk);
+    for (int ki = 0; ki <= nk; ki++) {
+        const tb_kernel_info *K = ki < nk ? &ks[ki] : NULL;
+        if (K && K->dtype != dt)
+            continue;
+        const char *kname = K ? K->name : "run";
+        if (!tb_kernel_in_list(kname, klist))
+            continue;
+        if (K && !tb_kernel_fits_here(K)) {
+            if (!skipped[ki]++)
+                printf("skip %-13s does not fit this GPU (cc %d-%d, %d bytes of shared memory)\n",
+                       kname, K->cc_min, K->cc_max, K->smem);
+            continue;
+        }
+        const tb_gemm gg = {dt, m, n, k, t->ta, t->tb, {t->alpha, cc->alpha_im},
+                            {t->beta, cc->beta_im}, dA + es * t->off, lda, dB + es * t->off, ldb,
+                            dC + es * t->off, ldc};
+        if (K && !tb_kernel_accepts(K, &gg))
+            continue;
+        CK(cudaMemcpy(dC, hC0, es * c_sz, cudaMemcpyHostToDevice));
+        cudaError_t e = tb_gemm_run(&gg, K, K != NULL, 0);
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            printf("FAIL %-13s %dx%dx%d t%d%d: launch: %s\n", kname, m, n, k, t->ta, t->tb,
+                   cudaGetErrorString(e));
+            n_fail++;
+            cudaGetLastError();
+            continue;
+        }
+        CK(cudaMemcpy(hC, dC, es * c_sz, cudaMemcpyDeviceToHost));
+
+        /* Each part within 4 (2k+2) eps (the real product's depth is 2k)
+         * of |alpha|_1 mag + |beta|_1 |c0|_1: the rounding of the sums, of
+         * a complex alpha folded into B'' and of a complex beta's scaling. */
+        const double eps = rt == TB_F64 ? DBL_EPSILON : FLT_EPSILON, kk = 4.0 * (2.0 * k + 2) * eps;
+        const double a1 = fabs(t->alpha) + fabs(cc->alpha_im), b1 = fabs(t->beta) + fabs(cc->beta_im);
+        long bad = 0, outside = 0;
+        double worst = 0;
+        int wi = -1, wj = -1;
+        for (size_t idx = 0; idx < c_sz; idx++) {
+            const long rel = (long)idx - t->off;
+            const int in = rel >= 0 && (size_t)rel < (size_t)m * ldc && (size_t)rel % ldc < (size_t)n;
+            if (!in) {
+                if (memcmp(hC + es * idx, hC0 + es * idx, es) != 0)
+                    outside++;
+                continue;
+            }
+            const int i = (int)(rel / (long)ldc), j = (int)(rel % (long)ldc);
+            const double c0r = beta0 ? 0.0 : get(rt, hC0, 2 * idx);
+            const double c0i = beta0 ? 0.0 : get(rt, hC0, 2 * idx + 1);
+            long double wr = 0, wi_ = 0, br = 0, bi = 0;
+            if (!alpha0)
+                cx_scale(t->alpha, cc->alpha_im, ref[2 * ((size_t)i * n + j)],
+                         ref[2 * ((size_t)i * n + j) + 1], &wr, &wi_);
+            if (!beta0)
+                cx_scale(t->beta, cc->beta_im, c0r, c0i, &br, &bi);
+            const long double want[2] = {wr + br, wi_ + bi};
+            const double tol = kk * (alpha0 ? 0.0 : a1 * mag[(size_t)i * n + j]) +
+                               kk * b1 * (fabs(c0r) + fabs(c0i));
+            int ok = 1;
+            for (int part = 0; part < 2; part++) {
+                const double got = get(rt, hC, 2 * idx + part), w = (double)want[part];
+                if (!isfinite(w)) {
+                    ok &= isnan(w) ? isnan(got) : got == w;
+                } else {
+                    const double err = (double)now_abs(got - want[part]);
+                    ok &= err <= tol;   /* NaN fails */
+                    if (err > worst || err != err) {
+                        worst = err;
+                        wi = i;
+                        wj = j;
+                    }
+                }
+            }
+            if (!ok) {
+                if (bad < 3 && verbose)
+                    printf("   (%d,%d) got %.9g%+.9gi want %.9Lg%+.9Lgi\n", i, j,
+                           get(rt, hC, 2 * idx), get(rt, hC, 2 * idx + 1), want[0], want[1]);
+                bad++;
+            }
+        }
+        const int fail = bad || outside;
+        if (fail || verbose)
+            printf("%s %-13s %5dx%5dx%5d t%d%d ld+%d/%d/%d off%d a=%g%+gi b=%g%+gi%s%s%s: "
+                   "%ld bad, %ld outside changed, worst |err| %.3g at (%d,%d)\n",
+                   fail ? "FAIL" : "ok  ", kname, m, n, k, t->ta, t->tb, t->pad_a, t->pad_b,
+                   t->pad_c, t->off, t->alpha, cc->alpha_im, t->beta, cc->beta_im,
+                   t->fill == FILL_WIDE ? " wide" : "", t->special ? " inf/nan" : "",
+                   t->nan_ab ? " nanAB" : "", bad, outside, worst, wi, wj);
+        if (fail)
+            n_fail++;
+        else
+            n_pass++;
+    }
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dC));
+    free(hA); free(hB); free(hC0); free(hC); free(ref); free(mag);
+}
+
+/* A complex case: sizes, transposes (0 N, 1 T, 2 C), strides padded by
+ * pa, pb, pc elements, bases off by `off` elements, alpha and beta. */
+static ccase cx(int m, int n, int k, int ta, int tb, int pa, int pb, int pc, int off, double ar,
+                double ai, double br, double bi, int fill_how, int special, int nan_ab)
+{
+    const ccase c = {{m, n, k, ta, tb, pa, pb, pc, off, ar, br, fill_how, special, nan_ab, TB_C32,
+                      0, 0},
+                     ai, bi};
+    return c;
+}
+
+/* Every complex case of type dt (TB_C32 or TB_C64) with sizes up to maxs
+ * (those from mins up; --quick: up to 257). */
+static void run_complex(tb_dtype dt, const char *klist, int quick, int mins, int maxs)
+{
+    static const int sizes[] = {1, 2, 7, 13, 16, 17, 31, 33, 61, 127, 131, 257, 509, 0};
+    for (const int *sp = sizes; *sp; sp++) {
+        const int s = *sp;
+        if (s > maxs || s < mins || (quick && s > 257))
+            continue;
+        for (int tr = 0; tr < 9; tr++) {
+            const int ta = tr / 3, tb = tr % 3;
+            /* v0: square, tight strides, aligned, alpha 1, beta 0 over NaN.
+             * v1: non-square, odd padded strides, bases off by one element,
+             *     complex alpha, real beta.
+             * v2: other aspect, padded strides, real alpha, complex beta,
+             *     wide dynamic range. */
+            ccase v[3] = {
+                cx(s, s, s, ta, tb, 0, 0, 0, 0, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+                cx(s, s + s / 2 + 1, s / 2 + 1, ta, tb, 3, 5, 1, 1, -1.5, 0.5, 0.5, 0.0,
+                   FILL_UNIFORM, 0, 0),
+                cx(s / 2 + 1, s, 2 * s + 1, ta, tb, 4, 8, 4, 0, 0.75, 0.0, 1.0, -0.5, FILL_WIDE,
+                   0, 0),
+            };
+            for (int i = 0; i < 3; i++) {
+                v[i].c.dtype = dt;
+                run_ccase(&v[i], klist);
+            }
+        }
+    }
+    /* The edges of the contract, and shapes that the real types' fast
+     * kernels take as real products (m x 2n x 2k): a wave of tiles and more,
+     * K split (long K, small output), the last wave in parts. */
+    ccase c[] = {
+        /* alpha == 0: C = beta C, A and B (all NaN) never read; complex
+         * beta, real beta, beta 0. */
+        cx(37, 29, 41, 0, 0, 0, 0, 3, 0, 0.0, 0.0, 0.5, -2.0, FILL_UNIFORM, 0, 1),
+        cx(37, 29, 41, 2, 1, 1, 0, 0, 1, 0.0, 0.0, 1.5, 0.0, FILL_UNIFORM, 0, 1),
+        cx(37, 29, 41, 1, 2, 1, 0, 0, 1, 0.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 1),
+        /* k == 0: C = beta C. */
+        cx(33, 17, 0, 0, 2, 0, 0, 2, 0, 1.0, 1.0, 2.0, 1.0, FILL_UNIFORM, 0, 0),
+        cx(33, 17, 0, 2, 0, 0, 0, 0, 1, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        /* m == 0 or n == 0: nothing may be written. */
+        cx(0, 17, 9, 0, 0, 0, 0, 0, 0, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        cx(17, 0, 9, 2, 2, 0, 0, 0, 0, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        /* inf in A, NaN in B (real alpha: no 0 x inf in its scaling). */
+        cx(33, 35, 37, 0, 0, 0, 0, 0, 0, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 1, 0),
+        cx(257, 131, 200, 2, 1, 1, 3, 1, 1, -1.0, 0.0, 0.5, 0.0, FILL_UNIFORM, 1, 0),
+        cx(131, 257, 100, 1, 2, 0, 1, 0, 0, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 1, 0),
+        /* Skinny and flat, a complex alpha with beta 0 over NaN. */
+        cx(1, 300, 257, 0, 2, 0, 1, 0, 0, 0.5, -2.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        cx(300, 1, 257, 2, 0, 2, 0, 0, 1, 2.0, 0.0, -1.0, 0.25, FILL_UNIFORM, 0, 0),
+        cx(129, 130, 5, 1, 1, 0, 0, 0, 0, 1.0, 1.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        /* Real products of a wave of tiles and more; every transpose pair
+         * with a conjugate, unaligned strides and bases, alpha and beta of
+         * every kind. */
+        cx(1000, 700, 600, 0, 1, 0, 0, 0, 0, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        cx(1000, 700, 600, 0, 2, 1, 3, 1, 1, -0.5, 1.5, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        cx(777, 1031, 513, 2, 2, 3, 1, 2, 1, 0.5, 0.0, 1.0, -1.0, FILL_WIDE, 0, 0),
+        cx(640, 700, 650, 1, 0, 0, 0, 0, 0, 1.0, -1.0, 0.5, 0.5, FILL_UNIFORM, 0, 0),
+        cx(1100, 900, 301, 2, 0, 1, 0, 3, 0, 1.0, 0.0, -1.0, 0.0, FILL_UNIFORM, 1, 0),
+        /* Small outputs with a long K: the real product's K split. */
+        cx(300, 200, 3000, 1, 2, 1, 1, 1, 1, 1.0, 0.0, 0.0, 0.0, FILL_UNIFORM, 0, 0),
+        cx(128, 95, 10000, 2, 0, 0, 3, 0, 0, -1.0, 0.5, 0.5, 0.0, FILL_WIDE, 0, 0),
+        cx(384, 700, 2500, 0, 0, 2, 2, 2, 0, 1.0, 0.0, 0.0, 2.0, FILL_UNIFORM, 0, 0),
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const tcase *t = &c[i].c;
+        const int big = t->m > 700 || t->n > 700 || t->k > 2000;
+        if (t->m > maxs || t->n > maxs || (t->m < mins && t->n < mins) || (quick && big))
+            continue;
+        c[i].c.dtype = dt;
+        run_ccase(&c[i], klist);
+    }
+}
+
 /* The case c as element type dt. */
 static void run_as(tcase c, tb_dtype dt, const char *klist)
 {
@@ -347,7 +664,8 @@ static void run_as(tcase c, tb_dtype dt, const char *klist)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, maxs = 1 << 30, mins = 0, types = 3;   /* bit 0: fp32, bit 1: fp64 */
+    /* bit 0: fp32, 1: fp64, 2: complex float, 3: complex double */
+    int quick = 0, maxs = 1 << 30, mins = 0, types = 15;
     const char *klist = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
@@ -362,14 +680,21 @@ int main(int argc, char **argv)
             klist = argv[++i];
         else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
             const char *d = argv[++i];
-            types = !strcmp(d, "float") ? 1 : !strcmp(d, "double") ? 2 : !strcmp(d, "all") ? 3 : 0;
+            types = !strcmp(d, "float")      ? 1
+                    : !strcmp(d, "double")   ? 2
+                    : !strcmp(d, "complex")  ? 4
+                    : !strcmp(d, "zcomplex") ? 8
+                    : !strcmp(d, "real")     ? 3
+                    : !strcmp(d, "all")      ? 15
+                                             : 0;
             if (!types) {
-                fprintf(stderr, "test_kernels: --dtype float, double or all\n");
+                fprintf(stderr, "test_kernels: --dtype float, double, complex, zcomplex, real or "
+                                "all\n");
                 return 2;
             }
         } else {
             fprintf(stderr, "usage: test_kernels [--quick] [--max N] [--min N] [--kernels a,b] "
-                            "[--dtype float|double|all] [--verbose]\n");
+                            "[--dtype float|double|complex|zcomplex|real|all] [--verbose]\n");
             return 2;
         }
     }
@@ -697,6 +1022,10 @@ int main(int argc, char **argv)
                 run_as(b[i], dt, klist);
         }
     }
+    if (types & 4)
+        run_complex(TB_C32, klist, quick, mins, maxs);
+    if (types & 8)
+        run_complex(TB_C64, klist, quick, mins, maxs);
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }

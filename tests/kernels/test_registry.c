@@ -1,5 +1,6 @@
 /* tests/kernels/test_registry.c - which kernel the registry gives each GPU
- * the library is built for, for fp32 and for fp64, checked without a GPU:
+ * the library is built for, for fp32, fp64 and the complex types, checked
+ * without a GPU:
  * the properties of each (compute capability, opt-in shared memory per
  * block) go into the pure tb_kernel_fits / tb_kernel_default, and the
  * expected default kernels are written out per GPU, not derived from the
@@ -70,12 +71,26 @@ int main(void)
          * agrees with what it takes: a kernel whose K the runtime cuts
          * wants aligned rows (the copies and the parts share the scratch),
          * one that cuts K itself takes scratch for the parts. */
-        CHECK(k->launch && (k->dtype == TB_F32 || k->dtype == TB_F64),
-              "%s: dtype %d, launcher %p", k->name, (int)k->dtype, (void *)k->launch);
+        CHECK(k->launch && (unsigned)k->dtype < TB_DTYPES, "%s: dtype %d, launcher %p", k->name,
+              (int)k->dtype, (void *)k->launch);
         CHECK(k->ksplit != TB_K_PARTS || k->wants_aligned, "%s: K in parts, no copies", k->name);
         CHECK(k->ksplit != TB_K_OWN || k->takes_scratch, "%s: its own K split, no scratch",
               k->name);
         CHECK((k->dtype == TB_F64) == (k->name[0] == 'd'), "%s: fp64 names start with d", k->name);
+        CHECK((k->dtype == TB_C32) == (k->name[0] == 'c'), "%s: complex float names start with c",
+              k->name);
+        CHECK((k->dtype == TB_C64) == (k->name[0] == 'z'),
+              "%s: complex double names start with z", k->name);
+    }
+    /* Each complex type's seed (no scratch) comes first among its entries. */
+    for (int t = TB_C32; t <= TB_C64; t++) {
+        const tb_kernel_info *cs = tb_kernel_by_name(t == TB_C32 ? "ctiled16" : "ztiled16");
+        CHECK(cs && cs->dtype == (tb_dtype)t && !cs->takes_scratch, "complex seed of type %d", t);
+        for (int i = 0; cs && i < nk; i++)
+            if (ks[i].dtype == (tb_dtype)t) {
+                CHECK(&ks[i] == cs, "the first entry of type %d is %s", t, ks[i].name);
+                break;
+            }
     }
     const tb_kernel_info *dseed = tb_kernel_by_name("dtiled16");
     CHECK(dseed && dseed->dtype == TB_F64, "no fp64 seed kernel dtiled16");
@@ -109,6 +124,12 @@ int main(void)
         CHECK(d64 && strcmp(d64->name, G->want64) == 0, "%s: fp64 default %s, want %s", G->name,
               d64 ? d64->name : "(none)", G->want64);
         CHECK(d64 && d64->dtype == TB_F64 && d64->rank >= 0, "%s: fp64 default", G->name);
+        /* Complex: one real product on the real type's kernels, everywhere. */
+        const tb_kernel_info *dc = tb_kernel_default(TB_C32, G->major, G->minor, G->smem_optin);
+        const tb_kernel_info *dz = tb_kernel_default(TB_C64, G->major, G->minor, G->smem_optin);
+        CHECK(dc && !strcmp(dc->name, "crealify") && dz && !strcmp(dz->name, "zrealify"),
+              "%s: complex defaults %s, %s", G->name, dc ? dc->name : "(none)",
+              dz ? dz->name : "(none)");
         const int hopper = G->major == 9 && G->minor == 0;
         /* 144 KiB: the 4-stage pipeline of 128-row tiles; 160 KiB: dmma's. */
         const int tf32_room = G->smem_optin >= 144 * KIB;
@@ -200,7 +221,44 @@ int main(void)
         cudaGetLastError();
         CHECK(dp == dseed && dq == dseed, "no device, fp64: %s, %s", dp->name, dq->name);
     }
-    CHECK(tb_dtype_size(TB_F32) == 4 && tb_dtype_size(TB_F64) == 8, "tb_dtype_size");
+    CHECK(tb_dtype_size(TB_F32) == 4 && tb_dtype_size(TB_F64) == 8 &&
+              tb_dtype_size(TB_C32) == 8 && tb_dtype_size(TB_C64) == 16,
+          "tb_dtype_size");
+    CHECK(tb_dtype_real(TB_F32) == TB_F32 && tb_dtype_real(TB_F64) == TB_F64 &&
+              tb_dtype_real(TB_C32) == TB_F32 && tb_dtype_real(TB_C64) == TB_F64,
+          "tb_dtype_real");
+    /* Complex: never the small kernel (the real product picks its own),
+     * never cut here; the realify entry with scratch, the seed without,
+     * the seed with no device to ask. */
+    {
+        const tb_kernel_info *cseed = tb_kernel_by_name("ctiled16"),
+                             *zseed = tb_kernel_by_name("ztiled16"),
+                             *creal = tb_kernel_by_name("crealify"),
+                             *zreal = tb_kernel_by_name("zrealify");
+        tb_gemm c = small, z = large;
+        c.dtype = TB_C32;
+        z.dtype = TB_C64;
+        CHECK(!tb_kernel_small(TB_C32, 64, 64, 64) && !tb_kernel_small(TB_C64, 1, 1, 1) &&
+                  tb_split_parts(TB_C32, 1537, 1537, 1537, 132) == 1 &&
+                  tb_split_parts(TB_C64, 768, 768, 16384, 132) == 1,
+              "complex: not small, not cut");
+        CHECK(tb_kernel_pick(&c, 0) == cseed && tb_kernel_pick(&z, 0) == zseed,
+              "complex without scratch: %s, %s", tb_kernel_pick(&c, 0)->name,
+              tb_kernel_pick(&z, 0)->name);
+        if (have)
+            CHECK(tb_kernel_pick(&c, 1) == creal && tb_kernel_pick(&z, 1) == zreal,
+                  "complex picks %s, %s", tb_kernel_pick(&c, 1)->name, tb_kernel_pick(&z, 1)->name);
+        else
+            CHECK(tb_kernel_pick(&c, 1) == cseed && tb_kernel_pick(&z, 1) == zseed,
+                  "complex, no device: %s, %s", tb_kernel_pick(&c, 1)->name,
+                  tb_kernel_pick(&z, 1)->name);
+        cudaGetLastError();
+        CHECK(!tb_kernel_accepts(creal, &z) && !tb_kernel_accepts(seed, &c) &&
+                  tb_gemm_run(&c, zreal, 0, 0) == cudaErrorInvalidValue &&
+                  tb_gemm_run(&z, creal, 1, 0) == cudaErrorInvalidValue &&
+                  tb_gemm_run(&c, seed, 0, 0) == cudaErrorInvalidValue,
+              "complex: a kernel of another type is refused");
+    }
     small.m = small.n = small.k = dsmall.m = dsmall.n = dsmall.k = 64;
     CHECK(tb_kernel_pick(&small, 1) == smallk && tb_kernel_pick(&dsmall, 1) == dsmallk &&
               tb_kernel_pick(&small, 0) == seed && tb_kernel_pick(&dsmall, 0) == dseed,
@@ -244,10 +302,14 @@ int main(void)
         int major, minor, smem_optin;
         const char *want;
     } loads[] = {
-        {"H200", 9, 0, 227 * KIB, "tiled16,small,tf32x3,wgmma,wgmma-insplit,dtiled16,dsmall,dmma"},
-        {"A100", 8, 0, 163 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma"},
-        {"A10", 8, 6, 99 * KIB, "tiled16,small,warptile,dtiled16,dsmall"},
-        {"B200", 10, 0, 227 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma"},
+        {"H200", 9, 0, 227 * KIB, "tiled16,small,tf32x3,wgmma,wgmma-insplit,dtiled16,dsmall,dmma,"
+                                  "ctiled16,crealify,ztiled16,zrealify"},
+        {"A100", 8, 0, 163 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma,"
+                                  "ctiled16,crealify,ztiled16,zrealify"},
+        {"A10", 8, 6, 99 * KIB, "tiled16,small,warptile,dtiled16,dsmall,"
+                                "ctiled16,crealify,ztiled16,zrealify"},
+        {"B200", 10, 0, 227 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma,"
+                                   "ctiled16,crealify,ztiled16,zrealify"},
     };
     for (size_t g = 0; g < sizeof loads / sizeof loads[0]; g++) {
         char got[256] = "";
