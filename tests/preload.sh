@@ -442,6 +442,12 @@ numpy-pypi)
         [ $mode = gpu ] || ! grep -v '^tiledblas: [a-z_0-9]* \(RowMajor\|ColMajor\) ' "$tmp/err" | grep -q . \
             || fail "mode $mode printed: $(grep -v ' -> ' "$tmp/err" | head -3)"
     done
+    # The wheel's BLAS serves every call alone: no second BLAS is loaded
+    # beside it for the names it lacks (TILEDBLAS_CPU_BLAS is opened only
+    # when a program loaded none).
+    blas=$(LD_PRELOAD="$lib" "$py" -c 'import numpy as np; a = np.ones((300, 300)); a @ a
+print("\n".join(sorted({l.split()[-1] for l in open("/proc/self/maps") if "blas" in l.split()[-1] and "tiledblas" not in l})))')
+    [ "$(echo "$blas" | grep -c .)" = 1 ] || fail "a second BLAS loaded beside the wheel's: $(echo $blas)"
     scipy_v=$([ $have_scipy = 1 ] && "$py" -c 'import scipy; print(scipy.__version__)' || echo "not installed")
     pass "PyPI numpy $("$py" -c 'import numpy; print(numpy.__version__)') (scipy_cblas_?gemm64_) and scipy $scipy_v (scipy_?gemm_) products intercepted and right in auto and forced-GPU modes" ;;
 fortran)

@@ -79,9 +79,8 @@ static int tb_is_ours(void *sym)
 /* The program's own symbol if it loaded one: the next after us, else that
  * of any loaded object that is not us (how a program that dlopen()ed its
  * BLAS privately, as numpy's extension modules do, is served by the very
- * BLAS it loaded); else the fallback library's. */
-static void *tb_lookup(const char *name, const tb_objects *o, void **fallback,
-                       const char **fallback_error)
+ * BLAS it loaded). */
+static void *tb_lookup(const char *name, const tb_objects *o)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     if (sym && !tb_is_ours(sym))
@@ -91,25 +90,33 @@ static void *tb_lookup(const char *name, const tb_objects *o, void **fallback,
         if (sym && !tb_is_ours(sym))
             return sym;
     }
-    /* None loaded at all: open the configured one (none under secure
-     * execution, where no library is loaded from the environment). */
+    return NULL;
+}
+
+/* The program loaded no BLAS at all: every name from the configured
+ * library (none under secure execution, where no library is loaded from
+ * the environment). A program that loaded one keeps it alone, whatever
+ * names it lacks: no second BLAS is loaded beside it. */
+static void tb_resolve_fallback(void)
+{
     const char *configured = tb_settings_get()->cpu_blas;
-    if (!*fallback && !*fallback_error && configured) {
-        *fallback = dlopen(configured, RTLD_NOW | RTLD_LOCAL);
-        if (*fallback) {
-            *fallback_error = "";
-        } else {
-            const char *e = dlerror();
-            snprintf(tb_fallback_error_text, sizeof tb_fallback_error_text, "%s", e ? e : "?");
-            *fallback_error = tb_fallback_error_text;
-        }
+    if (!configured)
+        return;
+    void *h = dlopen(configured, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(tb_fallback_error_text, sizeof tb_fallback_error_text, "%s", e ? e : "?");
+        tb_fallback_error = tb_fallback_error_text;
+        return;
     }
-    sym = *fallback ? dlsym(*fallback, name) : NULL;
-    if (sym && tb_is_ours(sym)) {
-        tb_fallback_is_ours = 1;
-        sym = NULL;
+    tb_fallback_error = "";
+    for (int i = 0; i < TB_ENTRY_COUNT; i++) {
+        void *sym = dlsym(h, tb_entries[i].symbol);
+        if (sym && tb_is_ours(sym))
+            tb_fallback_is_ours = 1;
+        else
+            tb_real[i] = sym;
     }
-    return sym;
 }
 
 /* ---- The width of the plain names' integers ----
@@ -178,16 +185,16 @@ static int tb_plain_width(tb_api api, void *s, void *d)
 
 static void tb_resolve(void)
 {
-    void *fallback = NULL;
-    const char *error = NULL;
     tb_objects objects = {NULL, 0, 0};
     dl_iterate_phdr(tb_scan_one, &objects);
+    int found = 0;
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
-        tb_real[i] = tb_lookup(tb_entries[i].symbol, &objects, &fallback, &error);
+        found |= (tb_real[i] = tb_lookup(tb_entries[i].symbol, &objects)) != NULL;
     for (int i = 0; i < objects.n; i++)
         dlclose(objects.h[i]);   /* the objects stay loaded: only our references go */
     free(objects.h);
-    tb_fallback_error = error;
+    if (!found)
+        tb_resolve_fallback();
     /* The plain names' width, per interface; with no BLAS at all behind
      * them the built-in GEMM runs their calls, at the LP64 width a program
      * linked to nothing else was built for. */
