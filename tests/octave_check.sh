@@ -57,4 +57,13 @@ for mode in auto gpu; do
     fi
     said="$said $mode $n lines ($gpu gpu, $warnings warning),"
 done
-pass "octave: $total products right, $(products single) single through sgemm_ and $(products double) double through dgemm_;$said matching the plain run"
+# A'*A, which Octave hands to dsyrk_: intercepted (one dsyrk_ line) and
+# right against an element-wise reference.
+TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" octave-cli --no-gui --quiet --eval \
+    "randn('state', 3); A = randn(300, 200); B = A' * A; R = zeros(200);
+     for p = 1:300, R += A(p, :)' .* A(p, :); end
+     printf('syrk error %g\n', max(abs(B(:) - R(:))) / max(abs(R(:))));" >"$tmp/syrk.out" 2>"$tmp/syrk.err"
+err=$(sed -n 's/^syrk error //p' "$tmp/syrk.out")
+awk -v e="${err:-1}" 'BEGIN { exit !(e < 1e-13) }' || fail "A'*A wrong under the preload: $(cat "$tmp/syrk.out")"
+[ "$(count '^tiledblas: dsyrk_ ColMajor ' "$tmp/syrk.err")" -ge 1 ] || fail "A'*A not intercepted as dsyrk_: $(tail3 "$tmp/syrk.err")"
+pass "octave: $total products right, A'*A caught as dsyrk_ and right, $(products single) single through sgemm_ and $(products double) double through dgemm_;$said matching the plain run"
