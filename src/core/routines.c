@@ -24,13 +24,6 @@
 
 const tb_entry tb_entries[TB_ENTRY_COUNT] = {TB_FAMILIES(TB_ENTRY_FAMILY)};
 
-const char *tb_family_name(tb_family f)
-{
-#define TB_FAMILY_NAME(fam, pre, cs, fs, w) #fam,
-    static const char *const names[TB_FAM_COUNT] = {TB_FAMILIES(TB_FAMILY_NAME)};
-    return (unsigned)f < TB_FAM_COUNT ? names[f] : "?";
-}
-
 const tb_entry *tb_entry_of(tb_routine r, tb_prec p, tb_family f, tb_api api)
 {
     for (int i = 0; i < TB_ENTRY_COUNT; i++) {

@@ -190,8 +190,6 @@ typedef struct tb_entry {
     tb_entry_id id;
 } tb_entry;
 TB_HIDDEN extern const tb_entry tb_entries[TB_ENTRY_COUNT];
-/* The family's name ("plain", "scipy64"). */
-TB_HIDDEN const char *tb_family_name(tb_family f);
 /* The entry of the given routine, precision, family and interface. */
 TB_HIDDEN const tb_entry *tb_entry_of(tb_routine r, tb_prec p, tb_family f, tb_api api);
 
