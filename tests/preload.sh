@@ -15,14 +15,22 @@ blasdir=${TB_BLASDIR:-/usr/lib/x86_64-linux-gnu/blas}
 count() { grep -c "$1" "$2" || true; }
 # A run's precision: sgemm_check's option for it ($dbl) and the routine its
 # decision lines name ($g: "sgemm" for cblas_sgemm, "sgemm_" for sgemm_).
-# The double-precision cases are the single ones' checks on cblas_dgemm and
-# dgemm_ calls.
+# The double, complex and zcomplex cases are the single ones' checks on
+# cblas_dgemm and dgemm_ calls, cblas_cgemm and cgemm_, cblas_zgemm and
+# zgemm_.
 set_prec() {
     prec=$1
-    if [ "$prec" = double ]; then dbl=--double g=dgemm; else dbl="" g=sgemm; fi
+    case $prec in
+    double) dbl=--double g=dgemm ;;
+    complex) dbl=--complex g=cgemm ;;
+    zcomplex) dbl=--zcomplex g=zgemm ;;
+    *) dbl="" g=sgemm ;;
+    esac
 }
 case "$case_name" in
 double*|xlintstd) set_prec double ;;
+complex*) set_prec complex ;;
+zcomplex*) set_prec zcomplex ;;
 *) set_prec single ;;
 esac
 # The calls that statistics rows (TILEDBLAS_STATS, JSON lines) in $1 count
@@ -37,9 +45,9 @@ stats_calls() {
 # calls was intercepted once, in its own name (cblas_dsyrk as dsyrk, dsyrk_
 # as dsyrk_): its decision lines are its computed calls plus the illegal
 # calls of its error-exit tests, which say illegal-args and all come before
-# the first computed one. Every routine and precision but real GEMM says
-# cpu-only; in forced-GPU mode on a GPU over 1000 real GEMM calls reach
-# it, and without one none does; at most one line besides the decision
+# the first computed one. Every routine but GEMM says cpu-only; in
+# forced-GPU mode on a GPU over 1000 GEMM calls reach it, and without one
+# none does; at most one line besides the decision
 # lines (forced-GPU mode's warning that there is no GPU). Sets $said.
 level3_tester() {
     api=$1 deck=$2 report=$3 err=$4
@@ -63,7 +71,7 @@ level3_tester() {
         [ "$1" = $((computed + $2)) ] && [ "$2" -gt 0 ] && [ "$3" = 0 ] ||
             fail "$R: $1 decision lines for $computed computed calls and $2 illegal ones ($3 illegal after a computed one)"
         case $r in
-        sgemm|dgemm) ;;
+        ?gemm) ;;
         *) bad=$(grep "^tiledblas: $name " "$err" | grep -vcE ' -> cpu \((cpu-only|illegal-args)\)$' || true)
            [ "$bad" = 0 ] || fail "$R: $bad calls not cpu-only: $(grep "^tiledblas: $name " "$err" | grep -vE '(cpu-only|illegal-args)' | head -2)" ;;
         esac
@@ -73,7 +81,7 @@ level3_tester() {
     [ "$others" -le 1 ] || fail "$others lines besides the decision lines: $(grep -v ' -> ' "$err" | head -3)"
     gpu=$(count ' -> gpu ' "$err")
     if have_gpu; then
-        [ "$mode" != gpu ] || ! echo "$routines" | grep -qE '^[sd]gemm$' || [ "$gpu" -gt 1000 ] ||
+        [ "$mode" != gpu ] || ! echo "$routines" | grep -qE '^[sdcz]gemm$' || [ "$gpu" -gt 1000 ] ||
             fail "only $gpu calls reached the GPU"
     else
         [ "$gpu" = 0 ] || fail "no GPU, yet $gpu calls claim it"
@@ -128,13 +136,13 @@ quiet|double)
     n=$(stats_calls "$tmp/stats.jsonl" $prec)
     [ "$n" = 300 ] || fail "the statistics count $n $prec-precision calls of 300: $(head -2 "$tmp/stats.jsonl" 2>/dev/null)"
     pass "300 random $prec-precision calls right, identical output, silent; all 300 intercepted" ;;
-decision-lines|double-lines)
+decision-lines|double-lines|complex-lines|zcomplex-lines)
     # VERBOSE=2: exactly one documented line per intercepted call, both
     # interfaces among them; the trace has one line per call, naming its
     # precision.
     TILEDBLAS_VERBOSE=2 TILEDBLAS_TRACE="$tmp/trace.jsonl" pre "$bin/sgemm_check" --calls 300 --api mixed $dbl \
         >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
-    n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \\([a-z:-]+\\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?\$" "$tmp/err")
+    n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NTC][NTC] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \\([a-z:-]+\\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?\$" "$tmp/err")
     [ "$n" = 300 ] || fail "$n $g decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(wc -l <"$tmp/err")" = 300 ] || fail "other lines besides the decision lines: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(count "^tiledblas: $g " "$tmp/err")" -gt 0 ] && [ "$(count "^tiledblas: ${g}_ ColMajor " "$tmp/err")" -gt 0 ] \
@@ -144,7 +152,7 @@ decision-lines|double-lines)
     [ "$t" = 300 ] && [ "$(wc -l <"$tmp/trace.jsonl")" = 300 ] \
         || fail "$t of $(wc -l <"$tmp/trace.jsonl") trace lines for 300 calls say \"prec\":\"$prec\": $(head -1 "$tmp/trace.jsonl")"
     pass "300 $prec-precision calls, 300 $g/${g}_ decision lines, 300 trace lines" ;;
-mode-gpu|double-gpu)
+mode-gpu|double-gpu|complex-gpu|zcomplex-gpu)
     # Forced GPU: results right, one decision line per call; without a GPU
     # at most one warning, with one every row-major NN call that BLAS does
     # not make a no-op ran there.
@@ -666,7 +674,7 @@ no-blas)
         "Parameter 3 to routine cblas_ztrsm was incorrect" "Illegal Uplo setting, 7" \
         "Parameter 3 to routine cblas_csyr2k was incorrect" \
         "$(echo "$want" | sed 's/cblas_sgemm or sgemm_/cblas_dsyrk or dsyrk_/')" \
-        "tiledblas: dsyrk_: the built-in CPU path computes only real GEMM; this call and any like it are not run" \
+        "tiledblas: dsyrk_: the built-in CPU path computes only GEMM; this call and any like it are not run" \
         >"$tmp/want"
     diff "$tmp/want" "$tmp/err" >"$tmp/diff" || fail "level3 reports: $(head -6 "$tmp/diff")"
     for mode in auto cpu gpu verify; do

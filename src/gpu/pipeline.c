@@ -262,7 +262,7 @@ static float tb_span(tb_lane *L, int from, int to)
 static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t, cudaError_t *err)
 {
     tb_run R = {.L = L, .p = p, .t = t, .m = (size_t)p->m, .n = (size_t)p->n,
-                .k = p->k > 0 && p->alpha != 0.0 ? (size_t)p->k : 0, .reads_c = p->beta != 0.0,
+                .k = tb_reads_ab(p) ? (size_t)p->k : 0, .reads_c = tb_reads_c(p),
                 .e = tb_prec_size(p->prec),
                 .split_ok = !(tb_settings_get()->device_memory > 0.0),
                 .first_kernel = 1, .first_out = 1};
@@ -270,7 +270,7 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
         return TB_STAGE_ALLOC;
     R.g0 = (tb_gemm){(tb_dtype)p->prec, R.pl.mp < R.m ? (int)R.pl.mp : (int)R.m,
                      R.pl.nb < R.n ? (int)R.pl.nb : (int)R.n, (int)R.k, p->transa, p->transb,
-                     {p->alpha, 0.0}, {p->beta, 0.0}, NULL, 1, NULL, 1, NULL, 1};
+                     {p->alpha, p->alpha_im}, {p->beta, p->beta_im}, NULL, 1, NULL, 1, NULL, 1};
     R.kern = tb_choose_kernel(&R.g0, !R.split_ok);
     t->kernel = R.kern->name;
     t->devices = 1;
