@@ -380,14 +380,14 @@ numpy)
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" $py "$(dirname "$0")/numpy_check.py" \
             >"$tmp/out" 2>"$tmp/err" || fail "numpy products wrong in mode $mode: $(cat "$tmp/out" | tail -3)"
-        for t in float32:sgemm float64:dgemm; do
+        for t in float32:sgemm float64:dgemm complex64:cgemm complex128:zgemm; do
             n=$(count "^tiledblas: ${t#*:} " "$tmp/err")
             want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
             [ "${want:-0}" -gt 0 ] || fail "numpy_check.py reported no ${t%:*} products: $(cat "$tmp/out")"
             [ "$n" -ge "$want" ] || fail "mode $mode: $n ${t#*:} decision lines for $want ${t%:*} products"
         done
     done
-    pass "numpy: $(sed -n 's/^products float32: //p' "$tmp/out") float32 and $(sed -n 's/^products float64: //p' "$tmp/out") float64 products (C, Fortran and transposed operands) intercepted and right" ;;
+    pass "numpy: $(sed -n 's/^products \(.*\): \(.*\)/\2 \1,/p' "$tmp/out" | tr '\n' ' ')products (C, Fortran and transposed operands) intercepted and right" ;;
 ilp64)
     # A program on an ILP64 BLAS (Debian's libopenblas64, 64-bit integers
     # under the plain names), and one calling the "64_" suffix names: gemm,
@@ -433,7 +433,7 @@ numpy-pypi)
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$py" "$(dirname "$0")/numpy_check.py" \
             >"$tmp/out" 2>"$tmp/err" || fail "PyPI numpy products wrong in mode $mode: $(tail -3 "$tmp/out")"
-        for t in float32:scipy_sgemm64_ float64:scipy_dgemm64_; do
+        for t in float32:scipy_sgemm64_ float64:scipy_dgemm64_ complex64:scipy_cgemm64_ complex128:scipy_zgemm64_; do
             n=$(count "^tiledblas: ${t#*:} " "$tmp/err")
             want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
             [ "${want:-0}" -gt 0 ] || fail "numpy_check.py reported no ${t%:*} products: $(cat "$tmp/out")"
