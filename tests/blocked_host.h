@@ -10,8 +10,8 @@
 #include "tb_blocked.h"
 
 typedef struct blk_host {
-    /* flops as tb_call_flops counts them (4 per complex multiply-add... x
-     * 4 for complex types): GEMMs 2 m n k, triangular steps n n m */
+    /* flops as tb_call_flops counts them (complex types: 4 times): GEMMs
+     * 2 m n k (k 0 when alpha is 0), triangular steps n n m */
     double gemm_flops, tri_flops;
     long gemms, merges, fulls, tris;
     long scratch_live;        /* allocations not yet freed                  */
