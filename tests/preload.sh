@@ -45,10 +45,13 @@ stats_calls() {
 # calls was intercepted once, in its own name (cblas_dsyrk as dsyrk, dsyrk_
 # as dsyrk_): its decision lines are its computed calls plus the illegal
 # calls of its error-exit tests, which say illegal-args and all come before
-# the first computed one. Every routine but GEMM says cpu-only; in
-# forced-GPU mode on a GPU over 1000 GEMM calls reach it, and without one
-# none does; at most one line besides the decision
-# lines (forced-GPU mode's warning that there is no GPU). Sets $said.
+# the first computed one. Every routine is decided as GEMM is (none says
+# cpu-only); in forced-GPU mode on a GPU every computed call of every
+# routine reaches it (over 1000 GEMM calls), but the no-ops (no-op), and
+# without one each says no-gpu; in verify mode every routine but GEMM
+# says verify-gemm-only; at most one line besides the decision lines
+# (forced-GPU mode's warning that there is no GPU; verify mode: two, its
+# verdict too). Sets $said.
 level3_tester() {
     api=$1 deck=$2 report=$3 err=$4
     [ -f "$report" ] || fail "no report $report"
@@ -70,15 +73,29 @@ level3_tester() {
                      END { print lines + 0, ill + 0, late + 0 }' "$err")
         [ "$1" = $((computed + $2)) ] && [ "$2" -gt 0 ] && [ "$3" = 0 ] ||
             fail "$R: $1 decision lines for $computed computed calls and $2 illegal ones ($3 illegal after a computed one)"
-        case $r in
-        ?gemm) ;;
-        *) bad=$(grep "^tiledblas: $name " "$err" | grep -vcE ' -> cpu \((cpu-only|illegal-args)\)$' || true)
-           [ "$bad" = 0 ] || fail "$R: $bad calls not cpu-only: $(grep "^tiledblas: $name " "$err" | grep -vE '(cpu-only|illegal-args)' | head -2)" ;;
-        esac
+        bad=$(grep "^tiledblas: $name " "$err" | grep -c ' (cpu-only)$' || true)
+        [ "$bad" = 0 ] || fail "$R: $bad calls say cpu-only"
+        if [ "$mode" = gpu ]; then
+            if have_gpu; then want=' -> (gpu \(forced\)|cpu \((no-op|illegal-args)\))$'
+            else want=' -> cpu \((no-gpu|no-op|illegal-args)\)$'; fi
+            bad=$(grep "^tiledblas: $name " "$err" | grep -vcE "$want" || true)
+            [ "$bad" = 0 ] || fail "$R: $bad calls not as forced-GPU mode has them: $(grep "^tiledblas: $name " "$err" | grep -vE "$want" | head -2)"
+            on=$(grep "^tiledblas: $name " "$err" | grep -c ' -> gpu ' || true)
+            ! have_gpu || [ "$on" -gt 0 ] || fail "$R: no call reached the GPU"
+        elif [ "$mode" = verify ]; then
+            case $r in
+            ?gemm) ;;
+            *) want=' -> cpu \((verify-gemm-only|no-op|illegal-args)\)$'
+               bad=$(grep "^tiledblas: $name " "$err" | grep -vcE "$want" || true)
+               [ "$bad" = 0 ] || fail "$R: $bad calls not verify-gemm-only: $(grep "^tiledblas: $name " "$err" | grep -vE "$want" | head -2)" ;;
+            esac
+        fi
         total=$((total + $1)) said="$said $R $1"
     done
-    others=$(grep -v ' -> ' "$err" | grep -c . || true)
-    [ "$others" -le 1 ] || fail "$others lines besides the decision lines: $(grep -v ' -> ' "$err" | head -3)"
+    # (verify mode adds the verdict at exit, and without a GPU its warning)
+    others=$(grep -v ' -> ' "$err" | grep -c . || true) most=1
+    [ "$mode" = verify ] && most=2
+    [ "$others" -le $most ] || fail "$others lines besides the decision lines: $(grep -v ' -> ' "$err" | head -3)"
     gpu=$(count ' -> gpu ' "$err")
     if have_gpu; then
         [ "$mode" != gpu ] || ! echo "$routines" | grep -qE '^[sdcz]gemm$' || [ "$gpu" -gt 1000 ] ||

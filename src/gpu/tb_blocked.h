@@ -14,13 +14,12 @@
  * The engines:
  * - the CPU engine of the tests (tests/blocked_host.c): plain loops on host
  *   pointers, against a long-double reference (tests/test_blocked.c).
- * - the GPU route (not wired yet): A, B and C uploaded once, the engine on
- *   device pointers and one stream: gemm = tb_gemm_run(g, NULL, 0, stream)
- *   (kernels/tb_kernels.h, the kernels GEMM runs on, complex included),
- *   the steps = kernels/blocks_00_diag.cu's launchers, scratch =
- *   tb_run_scratch; then the written part of C (of syrk's family the
- *   triangle alone, row by row) downloaded. Nothing in this file knows
- *   which engine it drives. */
+ * - the GPU route (level3.c): A, B and C uploaded once, the engine on
+ *   device pointers and one stream: gemm = tb_gemm_run (kernels/tb_kernels.h,
+ *   the kernels GEMM runs on, complex included), the steps =
+ *   kernels/blocks_00_diag.cu's launchers, scratch = tb_run_scratch; then
+ *   the written part of C (of syrk's family the triangle alone) downloaded.
+ * Nothing in blocked.c knows which engine it drives. */
 #ifndef TB_BLOCKED_H
 #define TB_BLOCKED_H
 
@@ -96,5 +95,17 @@ TB_HIDDEN size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb);
  * nb = d / 64 rounded down to a power of two keeps them under 1/64, within
  * 32 (no smaller GEMMs on the diagonal) and 512. Not yet timed on a GPU. */
 TB_HIDDEN int tb_l3_block(const tb_l3 *p);
+
+/* ---- The GPU route's CPU side (level3.c) ---- */
+/* The order the GPU route downloads p's C in: 1 from the last row up, 0
+ * from the first down, so that the rows a failure leaves unwritten are one
+ * call of p's routine of their own (tb_l3_complete). */
+TB_HIDDEN int tb_l3_order(const tb_l3 *p);
+/* After `done` rows of p's C (row-major form) were written in the order
+ * last_first, the rest holding the caller's input still: the CPU BLAS
+ * computes the rest, as one call of the routine on them (through
+ * tb_call_part; c the call p was made from) and, for symm and hemm on the
+ * left, one GEMM. */
+TB_HIDDEN void tb_l3_complete(const tb_call *c, const tb_l3 *p, size_t done, int last_first);
 
 #endif
