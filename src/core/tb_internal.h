@@ -495,9 +495,11 @@ TB_HIDDEN tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i
 /* ---- Functions in policy.c: the GPU/CPU decision ---- */
 /* Where a legal call goes and why: a routine or precision without a GPU
  * path to the CPU BLAS (cpu-only) before anything else; then forced modes,
- * no-ops, scope and the threshold; in auto mode the three rules (README "How the decision
- * works") on the model's times and what this call's shape class measured.
- * May start CUDA and calibrate (a call the GPU might take). */
+ * no-ops, scope, verify mode's routines but gemm (verify-gemm-only) and the
+ * threshold (on tb_problem_mnk); in auto mode the three rules (README "How
+ * the decision works") on the model's times and what this call's shape
+ * class measured. May start CUDA and calibrate (a call the GPU might
+ * take). */
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
 /* Calls with m*n*k below this go to the CPU BLAS whatever else holds (auto
  * and cpu modes: TILEDBLAS_THRESHOLD; 0 in the modes that want the GPU):
