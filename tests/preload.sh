@@ -45,10 +45,13 @@ stats_calls() {
 # calls was intercepted once, in its own name (cblas_dsyrk as dsyrk, dsyrk_
 # as dsyrk_): its decision lines are its computed calls plus the illegal
 # calls of its error-exit tests, which say illegal-args and all come before
-# the first computed one. Every routine but GEMM says cpu-only; in
-# forced-GPU mode on a GPU over 1000 GEMM calls reach it, and without one
-# none does; at most one line besides the decision
-# lines (forced-GPU mode's warning that there is no GPU). Sets $said.
+# the first computed one. Every routine is decided as GEMM is (none says
+# cpu-only); in forced-GPU mode on a GPU every computed call of every
+# routine reaches it (over 1000 GEMM calls), but the no-ops (no-op), and
+# without one each says no-gpu; in verify mode every routine but GEMM
+# says verify-gemm-only; at most one line besides the decision lines
+# (forced-GPU mode's warning that there is no GPU; verify mode: two, its
+# verdict too). Sets $said.
 level3_tester() {
     api=$1 deck=$2 report=$3 err=$4
     [ -f "$report" ] || fail "no report $report"
@@ -70,15 +73,29 @@ level3_tester() {
                      END { print lines + 0, ill + 0, late + 0 }' "$err")
         [ "$1" = $((computed + $2)) ] && [ "$2" -gt 0 ] && [ "$3" = 0 ] ||
             fail "$R: $1 decision lines for $computed computed calls and $2 illegal ones ($3 illegal after a computed one)"
-        case $r in
-        ?gemm) ;;
-        *) bad=$(grep "^tiledblas: $name " "$err" | grep -vcE ' -> cpu \((cpu-only|illegal-args)\)$' || true)
-           [ "$bad" = 0 ] || fail "$R: $bad calls not cpu-only: $(grep "^tiledblas: $name " "$err" | grep -vE '(cpu-only|illegal-args)' | head -2)" ;;
-        esac
+        bad=$(grep "^tiledblas: $name " "$err" | grep -c ' (cpu-only)$' || true)
+        [ "$bad" = 0 ] || fail "$R: $bad calls say cpu-only"
+        if [ "$mode" = gpu ]; then
+            if have_gpu; then want=' -> (gpu \(forced\)|cpu \((no-op|illegal-args)\))$'
+            else want=' -> cpu \((no-gpu|no-op|illegal-args)\)$'; fi
+            bad=$(grep "^tiledblas: $name " "$err" | grep -vcE "$want" || true)
+            [ "$bad" = 0 ] || fail "$R: $bad calls not as forced-GPU mode has them: $(grep "^tiledblas: $name " "$err" | grep -vE "$want" | head -2)"
+            on=$(grep "^tiledblas: $name " "$err" | grep -c ' -> gpu ' || true)
+            ! have_gpu || [ "$on" -gt 0 ] || fail "$R: no call reached the GPU"
+        elif [ "$mode" = verify ]; then
+            case $r in
+            ?gemm) ;;
+            *) want=' -> cpu \((verify-gemm-only|no-op|illegal-args)\)$'
+               bad=$(grep "^tiledblas: $name " "$err" | grep -vcE "$want" || true)
+               [ "$bad" = 0 ] || fail "$R: $bad calls not verify-gemm-only: $(grep "^tiledblas: $name " "$err" | grep -vE "$want" | head -2)" ;;
+            esac
+        fi
         total=$((total + $1)) said="$said $R $1"
     done
-    others=$(grep -v ' -> ' "$err" | grep -c . || true)
-    [ "$others" -le 1 ] || fail "$others lines besides the decision lines: $(grep -v ' -> ' "$err" | head -3)"
+    # (verify mode adds the verdict at exit, and without a GPU its warning)
+    others=$(grep -v ' -> ' "$err" | grep -c . || true) most=1
+    [ "$mode" = verify ] && most=2
+    [ "$others" -le $most ] || fail "$others lines besides the decision lines: $(grep -v ' -> ' "$err" | head -3)"
     gpu=$(count ' -> gpu ' "$err")
     if have_gpu; then
         [ "$mode" != gpu ] || ! echo "$routines" | grep -qE '^[sdcz]gemm$' || [ "$gpu" -gt 1000 ] ||
@@ -405,11 +422,13 @@ double-threads-fork)
     pass "double precision: 16 and 64 POSIX threads, 32 OpenMP threads, and around fork: all right, one dgemm line per call" ;;
 xscblat3-*|xdcblat3-*|xccblat3-*|xzcblat3-*)
     # The reference CBLAS tester of the case's precision (x?cblat3, deck
-    # ?in3): every level-3 routine of the deck passes in both layouts.
+    # ?in3): every level-3 routine of the deck passes in both layouts. The
+    # wide decks (tests/data/?in3_wide, forced-GPU mode) add sizes 16, 17,
+    # 33 and 65, which the blocked routines cut in blocks of 32.
     p=${case_name#x}; p=${p%%cblat3-*}; tester=x${p}cblat3
     [ -x "$blasdir/$tester" ] || skip "$tester not installed (Debian package libblas-test)"
     deck=$blasdir/${p}in3; mode=${case_name#*-}
-    [ "$mode" = wide ] && { deck=$(dirname "$0")/data/sin3_wide; mode=gpu; }
+    [ "$mode" = wide ] && { deck=$(dirname "$0")/data/${p}in3_wide; mode=gpu; }
     cd "$tmp" || exit 1
     # The reference CBLAS needs the reference library's RowMajorStrg. Its
     # cblas_?xxx calls ?xxx_, which we also export: each call must be
@@ -623,7 +642,31 @@ faults)
         [ "$w" -le 2 ] || fail "fault $stage: $w warnings: $(grep -v ' -> ' "$tmp/err")"
         [ "$(count ' -> gpu ' "$tmp/err")" = 0 ] || fail "fault $stage: a call claimed the GPU"
     done
-    pass "init/alloc/h2d/launch/kernel/d2h faults all completed on the CPU" ;;
+    # The other routines (level3.c): the reference CBLAS tester on one
+    # routine at a time, sizes 2, 9 and 33, C read (beta 1.3): each call
+    # that fails (three, then the GPU path is off) is completed right on the
+    # CPU - after a d2h fault, which strikes once half of C is written, its
+    # rows not yet written - with one warning per kind, as GEMM's.
+    n=0
+    for r in dsymm dtrmm dtrsm dsyrk dsyr2k zhemm ztrsm zherk zher2k; do
+        p=${r%"${r#?}"} tester=x${r%"${r#?}"}cblat3
+        [ -x "$blasdir/$tester" ] || skip "$tester not installed (Debian package libblas-test)"
+        if [ "$p" = z ]; then a="(0.7,-0.9)" b="(1.3,0.5)"; else a=0.7 b=1.3; fi
+        printf "'F.SNAP'\n-1\nF\nF\nF\n2\n16.0\n3\n2 9 33\n1\n%s\n1\n%s\ncblas_%s T\n" "$a" "$b" "$r" >"$tmp/deck"
+        for stage in alloc h2d launch kernel d2h; do
+            (cd "$tmp" && LD_LIBRARY_PATH=$blasdir TILEDBLAS_FAULT=$stage TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 \
+                LD_PRELOAD="$lib" "$blasdir/$tester" <"$tmp/deck" >"$tmp/out" 2>"$tmp/err") ||
+                fail "$r, fault $stage: $tester exited non-zero"
+            [ "$(grep -cE "^ *cblas_$r +PASSED THE (COLUMN|ROW)-MAJOR +COMPUTATIONAL TESTS" "$tmp/out")" = 2 ] &&
+                ! grep -qiE 'FAIL|SUSPECT' "$tmp/out" || fail "$r, fault $stage: $(grep -E "cblas_$r|FAIL" "$tmp/out" | head -3)"
+            w=$(grep -v ' -> ' "$tmp/err" | grep -c . || true)
+            [ "$w" -le 2 ] || fail "$r, fault $stage: $w warnings: $(grep -v ' -> ' "$tmp/err")"
+            [ "$(count " -> cpu (gpu-failed:$stage)" "$tmp/err")" -ge 1 ] || fail "$r, fault $stage: no call failed at $stage"
+            [ "$(count ' -> gpu ' "$tmp/err")" = 0 ] || fail "$r, fault $stage: a call claimed the GPU"
+            n=$((n + 1))
+        done
+    done
+    pass "init/alloc/h2d/launch/kernel/d2h faults all completed on the CPU; $n runs of the other routines' tester with faults, all right" ;;
 valgrind)
     # The CPU path under memcheck; without a GPU also forced-GPU mode, whose
     # CUDA start fails and whose calls complete on the CPU. With a GPU the
@@ -654,7 +697,20 @@ device-cap)
     TILEDBLAS_DEVICE_MEMORY=6M TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/sgemm_check" --calls 5 \
         --min-dim 900 --max-dim 1100 >"$tmp/out" 2>"$tmp/err" || fail "wrong results under a 6 MiB cap: $(tail -3 "$tmp/out")"
     [ "$(count ' -> gpu ' "$tmp/err")" -ge 3 ] || fail "the capped calls did not run on the GPU: $(head -3 "$tmp/err")"
-    pass "5 calls of 900-1100 under a 6 MiB device cap: cut into blocks and panels on the GPU, and right" ;;
+    # The other routines are not cut: under 1 MiB over 8 lanes (128 KiB a
+    # call), dsymm's calls of order 33 run on the GPU, those of 65 (three
+    # 65 x 65 matrices) on the CPU BLAS, saying too-big; all right, silent.
+    [ -x "$blasdir/xdcblat3" ] || skip "xdcblat3 not installed (Debian package libblas-test)"
+    printf "'C.SNAP'\n-1\nF\nF\nF\n2\n16.0\n2\n33 65\n1\n0.7\n1\n1.3\ncblas_dsymm T\n" >"$tmp/deck"
+    (cd "$tmp" && LD_LIBRARY_PATH=$blasdir TILEDBLAS_DEVICE_MEMORY=1M TILEDBLAS_STREAMS=8 TILEDBLAS_MODE=gpu \
+        TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$blasdir/xdcblat3" <"$tmp/deck" >"$tmp/out" 2>"$tmp/err") ||
+        fail "xdcblat3 under a 1 MiB cap exited non-zero"
+    [ "$(grep -cE '^ *cblas_dsymm +PASSED THE (COLUMN|ROW)-MAJOR +COMPUTATIONAL TESTS' "$tmp/out")" = 2 ] &&
+        ! grep -qiE 'FAIL|SUSPECT' "$tmp/out" || fail "dsymm under a 1 MiB cap: $(grep -E 'dsymm|FAIL' "$tmp/out" | head -3)"
+    big=$(count ' -> cpu (too-big)$' "$tmp/err") fit=$(count ' -> gpu (forced)$' "$tmp/err")
+    [ "$big" -ge 1 ] && [ "$fit" -ge 1 ] || fail "dsymm under a 1 MiB cap: $fit on the GPU, $big too big"
+    [ "$(grep -v ' -> ' "$tmp/err" | grep -c . || true)" = 0 ] || fail "warnings: $(grep -v ' -> ' "$tmp/err" | head -3)"
+    pass "5 calls of 900-1100 under a 6 MiB device cap: cut into blocks and panels on the GPU, and right; dsymm under 1 MiB: $fit calls on the GPU, $big too big for it on the CPU BLAS, all right" ;;
 devices)
     # Two device slots on one GPU (TILEDBLAS_DEVICES=0,0), each with its own
     # lanes, buffers and staging. Calls with m n k of 4e9 or more are cut in

@@ -272,9 +272,50 @@ static void test_double(void)
     CHECK(tb_grid_factor(&r, &d, f) == 0.0 && f[0] == 1.0 && f[1] == 1.0, "double: no grid factor");
 }
 
+/* The routines but gemm: one formula, with their flops and the bytes
+ * their route moves - their inputs up first (syrk's family: C's triangle
+ * when beta reads it), the compute, what they write back - none of it
+ * overlapped; no small-call grid (it measured gemm). */
+static void test_level3(void)
+{
+    tb_rates r = *tb_rates_builtin();
+    grid_scaled(&r, 2.0, 2.0);
+    const double n = 3000.0, k = 1000.0, e = 8.0, tri = n * (n + 1.0) / 2.0;
+    tb_problem syrk = {.m = 3000, .n = 3000, .k = 1000, .alpha = 1.0, .beta = 0.0, .prec = TB_DOUBLE,
+                       .routine = TB_R_syrk};
+    tb_problem syrk_c = syrk, gemm = syrk;
+    syrk_c.beta = 0.5;
+    gemm.routine = TB_R_gemm;
+    double c0, g0, c1, g1, cg, gg, f[2];
+    tb_predict_with(&r, &syrk, &c0, &g0);
+    tb_predict_with(&r, &syrk_c, &c1, &g1);
+    tb_predict_with(&r, &gemm, &cg, &gg);
+    const double want = r.gpu_fixed_s + e * n * k / r.h2d_bps + n * n * k / r.dp_gpu_flops +
+                        e * tri / r.d2h_bps;
+    CHECK(fabs(g0 - want) < 1e-9 * want && fabs(g1 - g0 - e * tri / r.h2d_bps) < 1e-9 * g1,
+          "dsyrk 3000 x 1000 on the GPU: A up, n^2 k flops, C's triangle back (%.4g s, want "
+          "%.4g); beta != 0 adds the triangle's upload", g0, want);
+    CHECK(c0 < cg, "dsyrk on the CPU: below dgemm of its n and k (half the flops; %.4g < %.4g s)",
+          c0, cg);
+    tb_problem trsm = {.m = 2000, .n = 3000, .k = 2000, .alpha = 1.0, .prec = TB_SINGLE,
+                       .routine = TB_R_trsm}, trmm = trsm;
+    trmm.routine = TB_R_trmm;
+    tb_predict_with(&r, &trsm, &c0, &g0);
+    tb_predict_with(&r, &trmm, &c1, &g1);
+    const double tri_a = 2000.0 * 2001.0 / 2.0, b = 4.0 * 2000.0 * 3000.0;
+    const double want_t = r.gpu_fixed_s + (4.0 * tri_a + b) / r.h2d_bps +
+                          2000.0 * 2000.0 * 3000.0 / r.gpu_flops + b / r.d2h_bps;
+    CHECK(fabs(g0 - want_t) < 1e-9 * want_t && g0 == g1 && c0 == c1,
+          "strsm and strmm alike: A's triangle and B up, m^2 n flops, B back (%.4g s, want %.4g)",
+          g0, want_t);
+    CHECK(tb_grid_factor(&r, &trsm, f) == 0.0 && f[0] == 1.0 && f[1] == 1.0,
+          "no grid factor for trsm");
+}
+
 int main(void)
 {
     setenv("TILEDBLAS_CALIBRATE", "off", 1);
+    test_level3();
     test_model();
     test_plan();
     test_rates();

@@ -213,24 +213,68 @@ static void test_level3_reports(void)
     p = problem_of(c);
     CHECK(p.transa == 0 && p.transb == 1, "dgemm_ C N: a real type's C is its T (%d %d)", p.transa,
           p.transb);
-    /* Every call but a GEMM goes to the CPU BLAS, in every mode. */
+    /* Every routine has a GPU path, and is decided like a GEMM: by its
+     * flops (TILEDBLAS_THRESHOLD on the m n k of a GEMM of as many flops),
+     * then by the model. */
+    CHECK(tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_SINGLE, TB_FAM_scipy64, TB_API_FORTRAN)) &&
+              tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_ZCOMPLEX, TB_FAM_suffix64, TB_API_FORTRAN)) &&
+              tb_entry_on_gpu(tb_entry_of(TB_R_syrk, TB_DOUBLE, TB_FAM_plain, TB_API_CBLAS)) &&
+              tb_entry_on_gpu(tb_entry_of(TB_R_her2k, TB_COMPLEX, TB_FAM_plain, TB_API_FORTRAN)) &&
+              tb_entry_on_gpu(tb_entry_of(TB_R_trsm, TB_SINGLE, TB_FAM_scipy64, TB_API_CBLAS)),
+          "the GPU path: every routine in every precision, under every name");
     c = read_call(TB_R_syrk, TB_ZCOMPLEX, TB_API_CBLAS, TB_ROW_MAJOR,
                   (const int[]){TB_UPPER, TB_NO_TRANS, 4000, 4000, 4000, 4000});
     p = problem_of(c);
+    CHECK(p.routine == TB_R_syrk && p.m == 4000 && p.n == 4000 && p.k == 4000 && p.transa == 0 &&
+              tb_problem_flops(&p) == (double)tb_call_flops(&c),
+          "cblas_zsyrk as the policy sees it: 4000 x 4000, k 4000, its flops (%g)",
+          tb_problem_flops(&p));
     tb_decision d = tb_decide(&c, &p);
-    CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_CPU_ONLY && !d.weighed && !d.learn,
-          "a 4000^3 zsyrk call: cpu-only (got %s)", tb_reason_name(d.reason));
-    c = read_call(TB_R_trsm, TB_DOUBLE, TB_API_FORTRAN, 0,
-                  (const int[]){'L', 'U', 'N', 'N', 4000, 4000, 4000, 4000});
+    CHECK(d.reason != TB_WHY_CPU_ONLY && d.reason != TB_WHY_SMALL && d.reason != TB_WHY_NO_OP,
+          "a 4000^3 zsyrk call is weighed for the GPU (got %s)", tb_reason_name(d.reason));
+    /* dsyrk's n^2 k flops are half a GEMM's: n = k = 150 is below the
+     * default threshold of 150^3, where dgemm 150^3 is not. */
+    c = read_call(TB_R_syrk, TB_DOUBLE, TB_API_FORTRAN, 0, (const int[]){'L', 'T', 150, 150, 150, 150});
+    p = problem_of(c);
     d = tb_decide(&c, &p);
-    CHECK(d.reason == TB_WHY_CPU_ONLY && tb_reason_ineligible(d.reason) &&
-              !strcmp(tb_reason_name(d.reason), "cpu-only"),
-          "a dtrsm_ call: cpu-only, never meant for the GPU");
-    CHECK(tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_SINGLE, TB_FAM_scipy64, TB_API_FORTRAN)) &&
-              tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_COMPLEX, TB_FAM_plain, TB_API_CBLAS)) &&
-              tb_entry_on_gpu(tb_entry_of(TB_R_gemm, TB_ZCOMPLEX, TB_FAM_suffix64, TB_API_FORTRAN)) &&
-              !tb_entry_on_gpu(tb_entry_of(TB_R_syrk, TB_DOUBLE, TB_FAM_plain, TB_API_CBLAS)),
-          "the GPU path: GEMM in every precision, under every name");
+    CHECK(d.reason == TB_WHY_SMALL && tb_problem_mnk(&p) == 0.5 * 150 * 150 * 150,
+          "dsyrk_ n = k = 150: small (got %s)", tb_reason_name(d.reason));
+    c = read_call(TB_R_trsm, TB_DOUBLE, TB_API_FORTRAN, 0,
+                  (const int[]){'L', 'U', 'N', 'N', 300, 200, 300, 300});
+    p = problem_of(c);
+    d = tb_decide(&c, &p);
+    CHECK(d.reason != TB_WHY_CPU_ONLY && d.reason != TB_WHY_SMALL && p.m == 200 && p.n == 300 &&
+              p.k == 300 && tb_problem_flops(&p) == (double)tb_call_flops(&c),
+          "a dtrsm_ call of 300 x 200: row-major 200 x 300, k 300, above the threshold (got %s)",
+          tb_reason_name(d.reason));
+    /* Shape classes: a GEMM's key is what it was before routines had bits
+     * (learned files stay valid); another routine's differs from it. */
+    c = row_nn(300, 200, 100);
+    p = problem_of(c);
+    const unsigned gemm_key = 1u + (8u | 7u << 5 | 6u << 10 | 0u << 17 | (unsigned)TB_SINGLE << 18);
+    tb_problem q = p;
+    q.routine = TB_R_symm;
+    CHECK(tb_policy_class(&p) == gemm_key && tb_policy_class(&q) != gemm_key &&
+              (tb_policy_class(&q) - 1u) >> 20 == TB_R_symm,
+          "class keys: sgemm 300x200x100 %#x (want %#x), ssymm's has its routine", tb_policy_class(&p),
+          gemm_key);
+    /* Each routine's flops as tb_call_flops counts them, whatever the layout. */
+    const struct { tb_routine r; tb_prec prec; int v[8]; } each[] = {
+        {TB_R_symm, TB_DOUBLE, {'R', 'U', 40, 30, 30, 40, 40}},
+        {TB_R_hemm, TB_COMPLEX, {'L', 'L', 40, 30, 40, 40, 40}},
+        {TB_R_herk, TB_ZCOMPLEX, {'U', 'C', 40, 30, 30, 40}},
+        {TB_R_syr2k, TB_SINGLE, {'L', 'N', 40, 30, 40, 40, 40}},
+        {TB_R_her2k, TB_COMPLEX, {'U', 'N', 40, 30, 40, 40, 40}},
+        {TB_R_trmm, TB_ZCOMPLEX, {'R', 'L', 'C', 'U', 40, 30, 30, 40}},
+    };
+    int same = 1;
+    for (size_t i = 0; i < sizeof each / sizeof *each; i++) {
+        c = read_call(each[i].r, each[i].prec, TB_API_FORTRAN, 0, each[i].v);
+        p = problem_of(c);
+        same &= tb_problem_flops(&p) == (double)tb_call_flops(&c) && p.routine == each[i].r &&
+                tb_call_illegal(&c) == 0;
+    }
+    CHECK(same, "every routine's problem has its call's flops");
 }
 
 static void test_normalise(void)

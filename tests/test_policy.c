@@ -480,14 +480,35 @@ static void test_learned(void)
              "class %u 0 4096 1 1\n"               /* a re-check interval too long  */
              "class %u 9 8 1 1\n"                  /* since past every              */
              "class %u 0 16 2 0\n"                 /* visited is 0 or 1             */
+             "call %u 0 0.001 300 300 300\n"       /* routine bits past the table's */
+             "class %u 0 16 0 0\n"
              "nonsense\n\n# a comment\n",
-             key, key, key, key, key, key, key, key, key, key);
+             key, key, key, key, key, key, key, key, key, key, key | (unsigned)TB_ROUTINE_COUNT << 20,
+             key | 15u << 20);
     tb_policy_forget();
     CHECK(tb_policy_import(bad) == 0, "no line of the bad text taken");
     tb_policy_choose(&p, model, tb_rates_get(), est2, &why2);
     CHECK(near(est2[0], model[0]) && near(est2[1], model[1]) && why2 != TB_WHY_CPU_MEASURED &&
               why2 != TB_WHY_GPU_MEASURED,
           "after the bad text: nothing measured (%s)", tb_reason_name(why2));
+
+    /* Another routine's class is a class of its own, and its calls read
+     * back into it. */
+    tb_policy_forget();
+    tb_problem t = p;
+    t.routine = TB_R_trsm;
+    double mt[2], est3[2];
+    tb_reason why3;
+    tb_predict_at(tb_rates_get(), &t, &mt[0], &mt[1]);
+    tb_policy_record(&t, TB_ROUTE_CPU, 0.5 * mt[0], mt[0], tb_rates_get());
+    tb_policy_export(text, sizeof text);
+    tb_policy_forget();
+    CHECK(tb_policy_import(text) == 2, "trsm's class and call read back:\n%s", text);
+    tb_policy_choose(&t, mt, tb_rates_get(), est2, &why2);
+    tb_policy_choose(&p, model, tb_rates_get(), est3, &why3);
+    CHECK(near(est2[0], 0.5 * mt[0]) && near(est3[0], model[0]) && mt[0] < model[0],
+          "trsm's class measured (%.4g, want %.4g), gemm's of the same shape not (%.4g); trsm's "
+          "model below gemm's (half the flops)", est2[0], 0.5 * mt[0], est3[0]);
 
     /* A route this process measured keeps its own calls; the file fills in
      * the other. */

@@ -152,8 +152,9 @@ static int tb_run_gpu(const tb_call *c, const tb_problem *p, tb_record *r, tb_gp
         r->gpu = t;
         return 1;
     }
-    r->reason = TB_WHY_GPU_FAILED;
-    r->failed = failed;
+    /* A call too big for the device ran on the CPU BLAS; nothing failed. */
+    r->reason = t->too_big ? TB_WHY_TOO_BIG : TB_WHY_GPU_FAILED;
+    r->failed = t->too_big ? TB_STAGE_NONE : failed;
     return 0;
 }
 

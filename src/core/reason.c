@@ -30,6 +30,8 @@ static const char *const tb_reason_names[TB_WHY_COUNT] = {
     [TB_WHY_INT_WIDTH] = "int-width-unknown",
     [TB_WHY_WIDE_INTS] = "ints-past-32-bits",
     [TB_WHY_CPU_ONLY] = "cpu-only",
+    [TB_WHY_TOO_BIG] = "too-big",
+    [TB_WHY_VERIFY_GEMM_ONLY] = "verify-gemm-only",
 };
 
 const char *tb_reason_name(tb_reason why)
@@ -50,5 +52,5 @@ int tb_reason_ineligible(tb_reason why)
 {
     return why == TB_WHY_SMALL || why == TB_WHY_ILLEGAL || why == TB_WHY_MODE_CPU ||
            why == TB_WHY_NO_OP || why == TB_WHY_SCOPE || why == TB_WHY_INT_WIDTH ||
-           why == TB_WHY_WIDE_INTS || why == TB_WHY_CPU_ONLY;
+           why == TB_WHY_WIDE_INTS || why == TB_WHY_CPU_ONLY || why == TB_WHY_VERIFY_GEMM_ONLY;
 }

@@ -3,11 +3,13 @@
  * shape of arguments' reading and legality check, numbered as the
  * reference BLAS numbers its arguments; what decision lines and statistics
  * say of a call (its options, its flops); which calls have a GPU path; a
- * gemm call as the row-major product the GPU and CPU paths run
- * (tb_normalise). Calls nothing: every stage may use it. */
+ * gemm call as the row-major product the GPU and CPU paths run, any other
+ * as the policy weighs it (tb_normalise); a part of a call for the CPU
+ * BLAS (tb_call_part). Calls nothing: every stage may use it. */
 #include "tb_internal.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 
 /* A routine's two entries in one family: the CBLAS name and its label
@@ -44,7 +46,7 @@ const char *tb_routine_name(tb_routine r)
 
 int tb_entry_on_gpu(const tb_entry *e)
 {
-    return e->routine == TB_R_gemm;
+    return (unsigned)e->routine < TB_ROUTINE_COUNT;
 }
 
 /* ---- Each routine's shape of arguments (blas.def's TB_KIND) ----
@@ -385,18 +387,86 @@ uint64_t tb_call_flops(const tb_call *c)
     return per * (uint64_t)c->m * (uint64_t)c->n * (uint64_t)c->k;
 }
 
+/* ---- A part of a call, for the CPU BLAS ---- */
+
+void tb_call_part(const tb_call *c, tb_call *s, int m, int n, const void *A, const void *B,
+                  void *C, int w, int64_t ints[3])
+{
+    const int shape = tb_kind_of(c)->shape, rk = shape == TB_SH_syrk || shape == TB_SH_syr2k;
+    const int row = c->api == TB_API_CBLAS && c->layout == TB_ROW_MAJOR;
+    *s = *c;
+    /* The call's own M and N (column-major: the transposes'); syrk's
+     * family has N alone. */
+    s->m = row || rk ? m : n;
+    s->n = row || rk ? n : m;
+    if (shape != TB_SH_gemm && !rk)
+        s->k = s->side == TB_RIGHT ? s->n : s->m;
+    s->A = A;
+    if (shape == TB_SH_trmm) {
+        s->B = C;
+    } else {
+        s->B = B;
+        s->C = C;
+    }
+    /* Its raw arguments as the reader takes them (tb_call_read): a CBLAS
+     * call's options and integers in raw.i, scalars and matrices in raw.p,
+     * each in turn; a Fortran call's argument j in raw.p[j]. */
+    const char *args = tb_args[shape];
+    const int cblas = c->api == TB_API_CBLAS;
+    int ni = 0, np = 0, nint = 0;
+    for (int j = 0; args[j]; j++) {
+        const char a = args[j];
+        const int integer = !tb_is_option(a) && a != 'a' && a != 'b' && a != 'A' && a != 'B' &&
+                            a != 'C';
+        if (tb_is_option(a) || integer) {
+            const int set = a == 'M' || a == 'N';
+            if (set && cblas) {
+                s->raw.i[ni] = a == 'M' ? s->m : s->n;
+            } else if (set) {
+                const int64_t v = a == 'M' ? s->m : s->n;
+                const int32_t v32 = (int32_t)v;
+                if (w == 8)
+                    ints[nint] = v;
+                else
+                    memcpy(&ints[nint], &v32, sizeof v32);
+                s->raw.p[j] = &ints[nint++];
+            }
+            ni += cblas;
+            continue;
+        }
+        const void *ptr = a == 'A' ? s->A : a == 'B' ? s->B : a == 'C' ? (const void *)s->C : NULL;
+        if (ptr)
+            s->raw.p[cblas ? np : j] = ptr;
+        np += cblas;
+    }
+}
+
 /* ---- The call as a row-major product (gemm) ---- */
 
-/* A CBLAS transpose as the problem's 0 (N), 1 (T) or 2 (C: conjugate
- * transpose, for the complex types; a real type's C is its T). */
+/* A CBLAS transpose as the problem's 0 (N, or no such option), 1 (T) or
+ * 2 (C: conjugate transpose, for the complex types; a real type's C is its
+ * T). */
 static int tb_trans_code(int t, tb_prec prec)
 {
-    return t == TB_NO_TRANS ? 0 : t == TB_CONJ_TRANS && tb_prec_complex(prec) ? 2 : 1;
+    return t == TB_NO_TRANS || t == 0 ? 0 : t == TB_CONJ_TRANS && tb_prec_complex(prec) ? 2 : 1;
 }
 
 void tb_normalise(const tb_call *c, tb_problem *p)
 {
     int ta = tb_trans_code(c->transa, c->prec), tb = tb_trans_code(c->transb, c->prec);
+    p->routine = c->entry->routine;
+    if (p->routine != TB_R_gemm) {
+        /* Not a product to run: the sizes, scalars and trans the policy
+         * and the cost model weigh (tb_problem), C m x n row-major. */
+        const int row = c->layout == TB_ROW_MAJOR;
+        *p = (tb_problem){.m = row ? c->m : c->n, .n = row ? c->n : c->m, .k = c->k,
+                          .transa = ta, .alpha = c->alpha, .beta = c->beta,
+                          .A = c->A, .lda = (size_t)c->lda, .B = c->B, .ldb = (size_t)c->ldb,
+                          .C = c->C, .ldc = (size_t)c->ldc, .prec = c->prec,
+                          .alpha_im = c->alpha_im, .beta_im = c->beta_im,
+                          .routine = p->routine};
+        return;
+    }
     p->k = c->k;
     p->alpha = c->alpha;
     p->beta = c->beta;

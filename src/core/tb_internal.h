@@ -272,9 +272,19 @@ TB_HIDDEN const char *tb_call_ops(const tb_call *c, char *buf);
  * herk, trmm and trsm (tb_call's m, n, k), four times as many for complex
  * types. */
 TB_HIDDEN uint64_t tb_call_flops(const tb_call *c);
-/* 1 when the entry's routine has a GPU path (gemm, every precision);
- * every other call is forwarded to the CPU BLAS (policy.c: cpu-only). */
+/* 1 when the entry's routine has a GPU path: every routine of the table
+ * in every precision (gemm through pipeline.c, the others through
+ * level3.c); a routine without one would go to the CPU BLAS (policy.c:
+ * cpu-only). */
 TB_HIDDEN int tb_entry_on_gpu(const tb_entry *e);
+/* c for the CPU BLAS with its sizes and matrices replaced, in s: C (trmm's
+ * and trsm's B) m x n in the row-major form of blocked.c's tb_l3 (syrk's
+ * family: n x n), A, B and C the matrices at those places (trmm's and
+ * trsm's in-out matrix as C), its options, scalars and leading dimensions
+ * c's. A Fortran call's integers are stored in ints (w bytes each, the
+ * width c was read at). For the CPU completion of a part of a call. */
+TB_HIDDEN void tb_call_part(const tb_call *c, tb_call *s, int m, int n, const void *A,
+                            const void *B, void *C, int w, int64_t ints[3]);
 /* The routine's name, "gemm", "her2k". */
 TB_HIDDEN const char *tb_routine_name(tb_routine r);
 /* The number of the routine's Fortran arguments (13 for gemm), and the
@@ -295,10 +305,18 @@ typedef struct tb_problem {
     void *C; size_t ldc;
     tb_prec prec;
     double alpha_im, beta_im;  /* imaginary parts (0 for the real types)     */
+    /* gemm, or another routine's call as the policy and the cost model see
+     * it (tb_normalise): its C m x n in row-major form, k the order of A
+     * (symm, hemm, trmm, trsm) or the depth (syrk's family), transa its
+     * trans (0, 1, 2), transb 0; it is never run as a product. */
+    tb_routine routine;
 } tb_problem;
 
 /* Whether p reads A and B (k > 0, alpha != 0) and C (beta != 0); its
- * floating-point operations (2 m n k, four times as many complex). */
+ * floating-point operations as tb_call_flops counts them (gemm, symm,
+ * hemm, syr2k, her2k 2 m n k; syrk, herk, trmm, trsm m n k; four times as
+ * many complex), whatever alpha; and the m n k of a GEMM of as many flops,
+ * which TILEDBLAS_THRESHOLD compares with. */
 static inline int tb_reads_ab(const tb_problem *p)
 {
     return p->k > 0 && (p->alpha != 0.0 || p->alpha_im != 0.0);
@@ -307,9 +325,15 @@ static inline int tb_reads_c(const tb_problem *p)
 {
     return p->beta != 0.0 || p->beta_im != 0.0;
 }
+static inline double tb_problem_mnk(const tb_problem *p)
+{
+    const tb_routine r = p->routine;
+    const double half = r == TB_R_syrk || r == TB_R_herk || r == TB_R_trmm || r == TB_R_trsm;
+    return (half ? 0.5 : 1.0) * p->m * p->n * p->k;
+}
 static inline double tb_problem_flops(const tb_problem *p)
 {
-    return (tb_prec_complex(p->prec) ? 8.0 : 2.0) * p->m * p->n * p->k;
+    return (tb_prec_complex(p->prec) ? 8.0 : 2.0) * tb_problem_mnk(p);
 }
 
 /* Element (i, j) of a row-major matrix of p's type with stride ld: the
@@ -359,6 +383,10 @@ typedef enum {
     TB_WHY_INT_WIDTH,         /* the width of the BLAS's integers is unknown: forwarded */
     TB_WHY_WIDE_INTS,         /* an ILP64 integer past 32 bits: forwarded          */
     TB_WHY_CPU_ONLY,          /* no GPU path for this routine (or precision) yet   */
+    TB_WHY_TOO_BIG,           /* a routine but gemm whose matrices do not fit the
+                               * device memory a call may hold: the CPU BLAS      */
+    TB_WHY_VERIFY_GEMM_ONLY,  /* verify mode compares gemm alone: the others run
+                               * on the CPU BLAS                                  */
     TB_WHY_COUNT
 } tb_reason;
 
@@ -429,7 +457,8 @@ TB_HIDDEN const char *tb_reason_name(tb_reason why);
  * failure ":" and the stage ("gpu-failed:h2d"). Returns buf. */
 TB_HIDDEN const char *tb_reason_text(tb_reason why, tb_stage failed, char *buf, size_t len);
 /* 1 for reasons that mean the call was never meant for the GPU (small,
- * illegal-args, mode-cpu, no-op, scope, the integer-width ones, cpu-only). */
+ * illegal-args, mode-cpu, no-op, scope, the integer-width ones, cpu-only,
+ * verify-gemm-only). */
 TB_HIDDEN int tb_reason_ineligible(tb_reason why);
 
 /* ---- Functions in plan.c: how the GPU path cuts a product ---- */
@@ -466,9 +495,11 @@ TB_HIDDEN tb_problem tb_plan_part(const tb_problem *p, const tb_split *sp, int i
 /* ---- Functions in policy.c: the GPU/CPU decision ---- */
 /* Where a legal call goes and why: a routine or precision without a GPU
  * path to the CPU BLAS (cpu-only) before anything else; then forced modes,
- * no-ops, scope and the threshold; in auto mode the three rules (README "How the decision
- * works") on the model's times and what this call's shape class measured.
- * May start CUDA and calibrate (a call the GPU might take). */
+ * no-ops, scope, verify mode's routines but gemm (verify-gemm-only) and the
+ * threshold (on tb_problem_mnk); in auto mode the three rules (README "How
+ * the decision works") on the model's times and what this call's shape
+ * class measured. May start CUDA and calibrate (a call the GPU might
+ * take). */
 TB_HIDDEN tb_decision tb_decide(const tb_call *c, const tb_problem *p);
 /* Calls with m*n*k below this go to the CPU BLAS whatever else holds (auto
  * and cpu modes: TILEDBLAS_THRESHOLD; 0 in the modes that want the GPU):
@@ -500,7 +531,7 @@ TB_HIDDEN int tb_policy_import(const char *text);
  * classes have measured calls since. */
 TB_HIDDEN void tb_policy_save(void);
 /* The shape class of p: m, n, k rounded down to powers of two, the
- * transposes, beta = 0 or not, the precision. */
+ * transposes, beta = 0 or not, the precision, the routine. */
 TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
 
 
@@ -630,6 +661,9 @@ typedef struct tb_gpu_times {
      * of columns [done_cols, done_cols_end). The rest still holds the
      * caller's C and is completed on the CPU. */
     int done_cols, done_cols_end, done_rows;
+    int too_big;                     /* a routine but gemm did not fit the
+                                      * device memory budget (level3.c): the
+                                      * CPU BLAS ran it, nothing failed     */
 } tb_gpu_times;
 
 /* What accounting sees of one finished call. */
@@ -718,6 +752,14 @@ TB_HIDDEN void tb_dispatch(tb_call *c);
  * GPU computed all of C, else the stage that failed first; C is complete
  * either way. */
 TB_HIDDEN tb_stage tb_gpu_route(const tb_call *c, const tb_problem *p, tb_gpu_times *t);
+/* The route of every routine but gemm (level3.c): the call c on one
+ * device, whole (uploaded, run as blocked.c's algorithm, downloaded). A
+ * failure before the download began leaves the caller's matrices
+ * untouched and forwards c to the CPU BLAS; a failure during the download
+ * has the CPU BLAS complete what was not written; a call that does not fit
+ * the device memory a call may hold goes to the CPU BLAS (t->too_big).
+ * Returns as tb_gpu_route; the result is complete either way. */
+TB_HIDDEN tb_stage tb_gpu_level3(const tb_call *c, tb_gpu_times *t);
 /* After a GPU failure: the CPU BLAS computes what t->done_* says is not
  * final yet (the whole call when nothing is; c as for tb_gpu_route). */
 TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const tb_gpu_times *t);

@@ -62,13 +62,6 @@ double tb_small_kernel_s(int dp, double flop)
     return TB_SMALL_FIXED_S + flop / (dp ? TB_DSMALL_FLOPS : TB_SMALL_FLOPS);
 }
 
-/* The GPU path (pipeline.c) uploads op(B) first, then streams panels of A
- * in and panels of C out while the kernel computes the panels before them:
- * B's upload is paid in full, then the slower of the streaming and the
- * compute followed by the last panel's way back (which the streaming term
- * already holds: 10000x10000x8, all C's bytes, takes 9.3 ms). With one
- * panel nothing overlaps: A in, the kernel, C out, one after another. The
- * panels are plan.c's, as the pipeline cuts them. */
 void tb_predict_at(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
 {
     double f[2], ignored;
@@ -77,11 +70,11 @@ void tb_predict_at(const tb_rates *r, const tb_problem *p, double *cpu_s, double
     *cpu_s *= f[TB_ROUTE_CPU];
     /* Cut over several devices (plan.c), the parts run at once: the GPU
      * route takes as long as its slowest part, each on a device of its own
-     * at the rates measured for one. */
+     * at the rates measured for one. The other routines run on one. */
     int ids[TB_MAX_DEVICES];
     double speed[TB_MAX_DEVICES];
     tb_split sp;
-    const int nd = tb_gpu_slots(ids, speed);
+    const int nd = p->routine == TB_R_gemm ? tb_gpu_slots(ids, speed) : 0;
     if (nd > 1 && tb_plan_split(p, nd, speed, &sp) > 1) {
         double worst = 0.0;
         for (int i = 0; i < sp.parts; i++) {
@@ -103,29 +96,88 @@ void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
     tb_predict_at(tb_rates_get(), p, cpu_s, gpu_s);
 }
 
+/* What a call computes and moves, whatever its routine: the one formula
+ * below (tb_predict_with) takes these. */
+typedef struct tb_load {
+    double flop;           /* tb_problem_flops                                */
+    double first_in;       /* bytes on the device before the compute starts   */
+    double stream_in;      /* bytes streamed in beside the compute            */
+    double out;            /* bytes of results back                           */
+    double panels;         /* pieces the compute and the streams overlap in;
+                            * 1: nothing overlaps                             */
+    int small;             /* one small product: the small kernel's time      */
+} tb_load;
+
+/* d (d + 1) / 2: the elements of a triangle of order d. */
+static double tb_tri(double d) { return d * (d + 1.0) / 2.0; }
+
+/* gemm (pipeline.c) uploads op(B) first, then streams panels of A in and
+ * panels of C out while the kernel computes the panels before them, as
+ * plan.c cuts it. The other routines (level3.c) upload their inputs (A's
+ * triangle where A is one, B, C when beta reads it: syrk's family its
+ * triangle; trmm's and trsm's in-out B unless alpha is 0), compute, and
+ * download what they write (syrk's family C's triangle), one after
+ * another. */
+static tb_load tb_load_of(const tb_problem *p)
+{
+    const double m = p->m, n = p->n, k = p->k, e = (double)tb_prec_size(p->prec);
+    const int ab = tb_reads_ab(p), reads_c = tb_reads_c(p), cx = tb_prec_complex(p->prec);
+    tb_load w = {.flop = tb_problem_flops(p), .panels = 1.0};
+    switch (p->routine) {
+    case TB_R_gemm: {
+        tb_plan pl;
+        tb_plan_make(p, 0, &pl);
+        w.first_in = ab ? e * k * n : 0.0;
+        w.stream_in = (ab ? e * m * k : 0.0) + (reads_c ? e * m * n : 0.0);
+        w.out = e * m * n;
+        w.panels = tb_plan_panels(p, &pl);
+        w.small = w.panels == 1.0 &&
+                  tb_kernel_small((tb_dtype)tb_prec_real(p->prec), p->m, p->n << cx, p->k << cx);
+        return w;
+    }
+    case TB_R_symm:
+    case TB_R_hemm:
+        w.first_in = (ab ? e * (tb_tri(k) + m * n) : 0.0) + (reads_c ? e * m * n : 0.0);
+        w.out = e * m * n;
+        return w;
+    case TB_R_trmm:
+    case TB_R_trsm:
+        w.first_in = ab ? e * (tb_tri(k) + m * n) : 0.0;
+        w.out = e * m * n;
+        return w;
+    default:   /* syrk's family: C n x n, A (and B) n x k */
+        w.first_in = (ab ? e * n * k * (p->routine == TB_R_syr2k || p->routine == TB_R_her2k ? 2.0 : 1.0)
+                         : 0.0) + (reads_c ? e * tb_tri(n) : 0.0);
+        w.out = e * tb_tri(n);
+        return w;
+    }
+}
+
+/* The first inputs' upload is paid in full, then the slower of the
+ * streaming and the compute followed by the last panel's way back (which
+ * the streaming term already holds: 10000x10000x8, all C's bytes, takes
+ * 9.3 ms). With one panel nothing overlaps: inputs in, the compute,
+ * results out, one after another. */
 void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
 {
     /* A complex product runs at its part type's rates (on the GPU one real
      * product of m x 2n x 2k, complex_00_realify.cu; OpenBLAS's complex
-     * kernels at about its real ones') for its 8 m n k real flops. */
-    double m = p->m, n = p->n, k = p->k, flop = tb_problem_flops(p), e = (double)tb_prec_size(p->prec);
-    const int dp = tb_prec_real(p->prec) == TB_DOUBLE, cx = tb_prec_complex(p->prec);
+     * kernels at about its real ones') for its 8 m n k real flops. The
+     * other routines run at GEMM's rates for their flops: their flops are
+     * GEMMs on blocks (blocked.c), and OpenBLAS's are its GEMM kernels. */
+    const tb_load w = tb_load_of(p);
+    const double m = p->m, n = p->n, flop = w.flop, c_out = w.out;
+    const int dp = tb_prec_real(p->prec) == TB_DOUBLE;
     const double gpu_flops = dp ? r->dp_gpu_flops : r->gpu_flops;
     const double cpu_flops = dp ? r->dp_cpu_flops : r->cpu_flops;
     const double cpu_core_flops = dp ? r->dp_cpu_core_flops : r->cpu_core_flops;
-    int reads_ab = tb_reads_ab(p);
-    double b_in = reads_ab ? e * k * n : 0.0;
-    double a_in = (reads_ab ? e * m * k : 0.0) + (tb_reads_c(p) ? e * m * n : 0.0);
-    double c_out = e * m * n;
-    tb_plan pl;
-    tb_plan_make(p, 0, &pl);
-    double panels = tb_plan_panels(p, &pl);
-    double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / gpu_flops;
-    if (panels == 1.0 && tb_kernel_small((tb_dtype)tb_prec_real(p->prec), p->m, p->n << cx, p->k << cx))
+    const double panels = w.panels;
+    double stream = w.stream_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / gpu_flops;
+    if (w.small)
         compute = tb_small_kernel_s(dp, flop);
     double tail = c_out / panels / r->d2h_bps;
     double body = panels > 1.0 ? (stream > compute + tail ? stream : compute + tail) : stream + compute;
-    *gpu_s = r->gpu_fixed_s + b_in / r->h2d_bps + body;
+    *gpu_s = r->gpu_fixed_s + w.first_in / r->h2d_bps + body;
     /* OpenBLAS runs small calls on one core and large ones on all of them;
      * it is about as fast as the better of the two. On all cores it slows
      * down when C is thin: on the H200 machine 64x4096x4096 takes 5.2 ms,
@@ -175,7 +227,7 @@ tb_problem tb_grid_shape(int i, int j, int l, const void *A, const void *B, void
 {
     const int m = 32 << i, n = 32 << j, k = 1 << 2 * l;
     return (tb_problem){m, n, k, 0, 0, 1.0, 0.0, A, (size_t)k, B, (size_t)n, C, (size_t)n,
-                        TB_SINGLE, 0.0, 0.0};
+                        TB_SINGLE, 0.0, 0.0, TB_R_gemm};
 }
 
 /* No shape keeps a time above that of a shape larger in one dimension: a
@@ -211,7 +263,7 @@ static double tb_clamp_log(double x)
 double tb_grid_factor(const tb_rates *r, const tb_problem *p, double f[2])
 {
     f[0] = f[1] = 1.0;
-    if (p->m <= 0 || p->n <= 0 || p->k <= 0 || p->prec != TB_SINGLE)
+    if (p->m <= 0 || p->n <= 0 || p->k <= 0 || p->prec != TB_SINGLE || p->routine != TB_R_gemm)
         return 0.0;
     const double x = log2(p->m) - 5.0, y = log2(p->n) - 5.0, z = log2(p->k) / 2.0;
     if (!(x >= 0.0 && x <= TB_GRID_MN - 1 && y >= 0.0 && y <= TB_GRID_MN - 1 && z >= 0.0 &&

@@ -102,17 +102,20 @@ static unsigned tb_ilog2(int x)
     return l;
 }
 
-/* A class key is 1 + 20 bits: log2 of m, n and k in the low 15
- * (TB_CLASS_MNK), then the transposes, beta != 0 and the precision (2
- * bits). */
+/* A class key is 1 + 24 bits: log2 of m, n and k in the low 15
+ * (TB_CLASS_MNK), then the transposes, beta != 0, the precision (2 bits)
+ * and the routine (4 bits; gemm's 0, so that a gemm class keeps the key
+ * it had before the other routines had classes, and learned files
+ * written then still read). */
 #define TB_CLASS_MNK 0x7fffu
-#define TB_CLASS_KEYS (1u << 20)
+#define TB_CLASS_KEYS (1u << 24)
 
 unsigned tb_policy_class(const tb_problem *p)
 {
     return 1u + (tb_ilog2(p->m) | tb_ilog2(p->n) << 5 | tb_ilog2(p->k) << 10 |
                  (unsigned)(p->transa != 0) << 15 | (unsigned)(p->transb != 0) << 16 |
-                 (unsigned)tb_reads_c(p) << 17 | (unsigned)p->prec << 18);
+                 (unsigned)tb_reads_c(p) << 17 | (unsigned)p->prec << 18 |
+                 (unsigned)p->routine << 20);
 }
 
 /* The slot of key, or a free one for it (create), or NULL. Lock held. */
@@ -421,6 +424,12 @@ int tb_policy_export(char *buf, size_t len)
     return n < len ? 0 : -1;
 }
 
+/* A key that some class has: its routine is one of the table's. */
+static int tb_key_ok(unsigned key)
+{
+    return key != 0 && key <= TB_CLASS_KEYS && ((key - 1u) >> 20) < TB_ROUTINE_COUNT;
+}
+
 /* key's m, n, k fields: those of a call of that class. */
 static int tb_key_fits(unsigned key, int m, int n, int k)
 {
@@ -438,7 +447,7 @@ static int tb_import_line(const char *line, unsigned char (*had)[2])
     double sec;
     char end;
     if (sscanf(line, "class %u %u %u %u %u %c", &key, &since, &every, &v0, &v1, &end) == 5) {
-        if (key == 0 || key > TB_CLASS_KEYS || every > TB_RECHECK_LAST || since > every || v0 > 1 ||
+        if (!tb_key_ok(key) || every > TB_RECHECK_LAST || since > every || v0 > 1 ||
             v1 > 1)
             return 0;
         tb_class *s = tb_class_find(key, 1);
@@ -453,7 +462,7 @@ static int tb_import_line(const char *line, unsigned char (*had)[2])
         return 1;
     }
     if (sscanf(line, "call %u %d %lf %d %d %d %c", &key, &r, &sec, &m, &n, &k, &end) != 6 ||
-        key == 0 || key > TB_CLASS_KEYS || (r != 0 && r != 1) || !isfinite(sec) || !(sec > 0.0) ||
+        !tb_key_ok(key) || (r != 0 && r != 1) || !isfinite(sec) || !(sec > 0.0) ||
         sec > 1e5 || m < 1 || n < 1 || k < 1 || !tb_key_fits(key, m, n, k))
         return 0;
     tb_class *s = tb_class_find(key, 1);
@@ -522,7 +531,9 @@ void tb_policy_save(void)
 
 /* TILEDBLAS_SCOPE: may this precision, interface, layout and pair of
  * transposes go to the GPU? Every kernel reads transposed operands in its
- * tile loads, so by default all of them may. */
+ * tile loads, so by default all of them may. A routine but gemm counts its
+ * trans (syrk's, trmm's transa) as op(A) and op(B) as N; symm and hemm
+ * count as NN. */
 static int tb_in_scope(const tb_call *c, unsigned scope)
 {
     static const unsigned precs[TB_PREC_COUNT] = {TB_SCOPE_SINGLE, TB_SCOPE_DOUBLE,
@@ -530,7 +541,8 @@ static int tb_in_scope(const tb_call *c, unsigned scope)
     unsigned prec = precs[c->prec];
     unsigned api = c->api == TB_API_CBLAS ? TB_SCOPE_CBLAS : TB_SCOPE_FORTRAN;
     unsigned layout = c->layout == TB_ROW_MAJOR ? TB_SCOPE_ROW : TB_SCOPE_COL;
-    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
+    int ta = c->transa != TB_NO_TRANS && c->transa != 0;
+    int tb = c->transb != TB_NO_TRANS && c->transb != 0;
     unsigned ops = ta ? (tb ? TB_SCOPE_TT : TB_SCOPE_TN) : (tb ? TB_SCOPE_NT : TB_SCOPE_NN);
     return (scope & prec) && (scope & api) && (scope & layout) && (scope & ops);
 }
@@ -619,8 +631,7 @@ double tb_policy_cpu_below(void)
 tb_decision tb_decide(const tb_call *c, const tb_problem *p)
 {
     /* A routine or precision without a GPU path goes to the CPU BLAS before
-     * anything below looks at it (scope, the model and the classes know
-     * real GEMM only). */
+     * anything below looks at it. */
     if (!tb_entry_on_gpu(c->entry))
         return tb_cpu(TB_WHY_CPU_ONLY);
     const tb_settings *s = tb_settings_get();
@@ -631,8 +642,14 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
         return tb_cpu(TB_WHY_NO_OP);
     if (!tb_in_scope(c, s->scope))
         return tb_cpu(TB_WHY_SCOPE);
+    /* Verify mode compares a GEMM's result with the CPU BLAS's within an
+     * error bound of the product's norms; a triangular solve has no such
+     * bound without its condition number, so the other routines are not
+     * compared: they run on the CPU BLAS alone. */
+    if (s->mode == TB_MODE_VERIFY && c->entry->routine != TB_R_gemm)
+        return tb_cpu(TB_WHY_VERIFY_GEMM_ONLY);
     if (s->mode == TB_MODE_AUTO) {
-        if ((double)p->m * p->n * p->k < tb_policy_cpu_below())
+        if (tb_problem_mnk(p) < tb_policy_cpu_below())
             return tb_cpu(TB_WHY_SMALL);
         tb_decision d = tb_weigh(p);
         /* Calls the GPU would not take never start CUDA. */

@@ -16,17 +16,29 @@ _Static_assert((int)TB_SINGLE == (int)TB_F32 && (int)TB_DOUBLE == (int)TB_F64 &&
 
 /* An injected fault (TILEDBLAS_FAULT) replaces the result of that stage by
  * an error; tb_fault_hit tells the failure accounting it was ours. The d2h
- * fault strikes at the last panel, so that the recovery of a partly written
- * C is exercised too. */
-static __thread int tb_fault_hit;
+ * fault strikes at the last panel (level3.c: the last part of the
+ * download), so that the recovery of a partly written C is exercised too.
+ * Per thread: a call runs on its caller's thread. */
+static __thread int tb_fault_struck;
 static __thread int tb_fault_slot_here;   /* the device slot of the lane in use */
 
-static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
+void tb_fault_arm(int slot)
+{
+    tb_fault_struck = 0;
+    tb_fault_slot_here = slot;
+}
+
+int tb_fault_hit(void)
+{
+    return tb_fault_struck;
+}
+
+cudaError_t tb_inject(tb_stage stage, cudaError_t e)
 {
     const tb_settings *s = tb_settings_get();
     if (s->fault != stage || (s->fault_slot >= 0 && s->fault_slot != tb_fault_slot_here))
         return e;
-    tb_fault_hit = 1;
+    tb_fault_struck = 1;
     return cudaErrorUnknown;
 }
 
@@ -35,7 +47,7 @@ static cudaError_t tb_inject(tb_stage stage, cudaError_t e)
  * TILEDBLAS_DEVICE_MEMORY cap none that takes scratch of its own beyond the
  * buffers the cap counts. A kernel of the other precision is simply not
  * used for this call (TILEDBLAS_KERNEL names one kernel, of one precision). */
-static const tb_kernel_info *tb_choose_kernel(const tb_gemm *g, int capped)
+const tb_kernel_info *tb_choose_kernel(const tb_gemm *g, int capped)
 {
     const char *name = tb_settings_get()->kernel;
     if (name) {
@@ -111,7 +123,7 @@ static cudaError_t tb_run_prepare(tb_run *R)
 static tb_window tb_win(const tb_run *R, const void *X, size_t ld, size_t r0, size_t c0,
                         size_t rows, size_t cols)
 {
-    return (tb_window){(void *)tb_at(R->p, X, ld, r0, c0), ld, rows, cols, R->e};
+    return (tb_window){(void *)tb_at(R->p, X, ld, r0, c0), ld, rows, cols, R->e, TB_WIN_ALL, 0, 0};
 }
 
 /* Columns [j0, j0 + nb) of op(B) onto the device, once the kernels of the
@@ -204,13 +216,21 @@ static tb_stage tb_run_receive(tb_run *R, tb_slot *os, size_t r0, size_t mp, siz
         R->first_out = 0;
     }
     e = r0 + mp >= R->m && j0 + nb >= R->n ? tb_inject(TB_STAGE_D2H, cudaSuccess) : cudaSuccess;
+    size_t done = 0;
     if (e == cudaSuccess)
         e = tb_download(R->L, R->out, tb_win(R, p->C, p->ldc, r0, j0, mp, nb), os->c.ptr,
-                        os->c.pitch, &R->t->bytes_d2h);
-    /* A kernel that failed shows here on one stream: name it. */
-    if ((R->err = e) != cudaSuccess)
-        return R->one && !tb_fault_hit && cudaEventQuery(os->k_done) != cudaSuccess
+                        os->c.pitch, &R->t->bytes_d2h, &done);
+    if ((R->err = e) != cudaSuccess) {
+        /* The panel's first rows may be final already: C's rows [0, r0 +
+         * done) of this block are (the rows before r0 were, or done is 0). */
+        if (done > 0) {
+            R->t->done_cols_end = (int)(j0 + nb);
+            R->t->done_rows = (int)(r0 + done);
+        }
+        /* A kernel that failed shows here on one stream: name it. */
+        return R->one && !tb_fault_struck && cudaEventQuery(os->k_done) != cudaSuccess
                    ? TB_STAGE_KERNEL : TB_STAGE_D2H;
+    }
     if (!R->one)
         cudaEventRecord(os->out_done, R->out);
     return TB_STAGE_NONE;
@@ -314,10 +334,9 @@ tb_stage tb_gpu_gemm_on(int slot, const tb_problem *p, tb_gpu_times *t)
     if (!L)
         return TB_STAGE_INIT;
     cudaError_t err = cudaSuccess;
-    tb_fault_hit = 0;
-    tb_fault_slot_here = L->dev;
+    tb_fault_arm(L->dev);
     tb_stage failed = tb_run_product(L, p, t, &err);
-    if (failed == TB_STAGE_ALLOC && !tb_fault_hit) {
+    if (failed == TB_STAGE_ALLOC && !tb_fault_struck) {
         /* Someone else may hold the memory: give ours back, plan again
          * within what is free now, once. */
         size_t free_b = 0, total_b = 0;
@@ -338,7 +357,7 @@ tb_stage tb_gpu_gemm_on(int slot, const tb_problem *p, tb_gpu_times *t)
         if (failed == TB_STAGE_ALLOC)
             tb_lane_free_buffers(L);   /* give the memory back; a smaller call may fit */
     }
-    tb_lane_release(L, failed, err, tb_fault_hit);
+    tb_lane_release(L, failed, err, tb_fault_struck);
     return failed;
 }
 

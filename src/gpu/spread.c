@@ -3,7 +3,8 @@
  * buffers and staging - at the same time, the caller's thread running the
  * first part and one thread each the others. A failure on one device costs
  * only its part: the CPU BLAS completes what that part left unfinished and
- * the other parts stand. */
+ * the other parts stand. Every routine but gemm takes level3.c's route, on
+ * one device. */
 #include "tb_internal.h"
 #include <pthread.h>
 #include <string.h>
@@ -111,6 +112,8 @@ tb_stage tb_gpu_route(const tb_call *c, const tb_problem *p, tb_gpu_times *t)
     int ids[TB_MAX_DEVICES];
     double speed[TB_MAX_DEVICES];
     tb_split sp;
+    if (c && c->entry->routine != TB_R_gemm)
+        return tb_gpu_level3(c, t);
     const int nd = tb_gpu_slots(ids, speed);
     if (nd > 1 && tb_plan_split(p, nd, speed, &sp) > 1) {
         tb_stage failed = tb_parts_run(p, &sp, ids, t);

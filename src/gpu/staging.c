@@ -31,13 +31,30 @@ cudaError_t tb_stage_fit(tb_lane *L, size_t want)
     return cudaSuccess;
 }
 
-/* A rows x row_bytes block copied between two strided places by the pool. */
+/* A rows x row_bytes block copied between two strided places by the pool;
+ * with tri, of each row only its triangle (tb_win_cols of window row
+ * row0 + r), the block being the window's columns [col0, ...). */
 typedef struct tb_copy {
     char *dst;
     const char *src;
     size_t dst_stride, src_stride, row_bytes, rows;
     int nontemporal;           /* tb_copy_bytes with streaming stores */
+    const tb_window *tri;      /* NULL: whole rows                    */
+    size_t row0, col0;
 } tb_copy;
+
+/* The columns [*lo, *hi) of w that rows [r, r + n) move: all of them, or
+ * those of their triangles (tb_window). */
+static void tb_win_cols(const tb_window *w, size_t r, size_t n, size_t *lo, size_t *hi)
+{
+    const size_t first = r + w->diag, end = r + n + w->diag;   /* diagonal places */
+    *lo = 0;
+    *hi = w->cols;
+    if (w->tri == TB_WIN_LOWER)
+        *hi = end < w->cols ? end : w->cols;
+    else if (w->tri == TB_WIN_UPPER)
+        *lo = first < w->cols ? first : w->cols;
+}
 
 /* Unpacking 4 MiB and more into the caller's arrays bypasses the cache
  * (1 = on; a benchmark may switch it to compare). */
@@ -90,7 +107,20 @@ static void tb_copy_fence(void)
 static void tb_copy_part(void *arg, int part, int parts)
 {
     const tb_copy *c = arg;
-    if (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes) {
+    if (c->tri) {
+        /* Each row's triangle, from the block's column col0 on. */
+        const size_t es = c->tri->esize;
+        size_t lo = c->rows * (size_t)part / (size_t)parts;
+        size_t hi = c->rows * (size_t)(part + 1) / (size_t)parts;
+        for (size_t r = lo; r < hi; r++) {
+            size_t a, b;
+            tb_win_cols(c->tri, c->row0 + r, 1, &a, &b);
+            if (b > a)
+                tb_copy_bytes(c->dst + r * c->dst_stride + (a - c->col0) * es,
+                              c->src + r * c->src_stride + (a - c->col0) * es, (b - a) * es,
+                              c->nontemporal);
+        }
+    } else if (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes) {
         /* Dense: split the bytes, 4 KiB aligned. */
         size_t total = c->rows * c->row_bytes;
         size_t per = (total / (size_t)parts + 4095) & ~(size_t)4095;
@@ -131,7 +161,7 @@ static void tb_copy_run(tb_copy *c, int to_caller)
         size_t most = (size_t)tb_pool_size() * TB_PARTS_PER_THREAD;
         parts = (int)(want < most ? want : most);
     }
-    if ((size_t)parts > c->rows && c->dst_stride != c->row_bytes)
+    if ((size_t)parts > c->rows && (c->dst_stride != c->row_bytes || c->tri))
         parts = (int)c->rows;
     tb_pool_run(tb_copy_part, (void *)c, parts);
 }
@@ -146,74 +176,120 @@ static cudaError_t tb_stage_take(tb_lane *L, char **buf, cudaEvent_t **ev)
     return e;
 }
 
-/* In chunks that fit a staging buffer; a row larger than one is left to
- * CUDA's own staging. */
+/* In chunks that fit a staging buffer, each the rectangle of columns its
+ * rows move (tb_win_cols); a row larger than a staging buffer is left to
+ * CUDA's own staging, the whole window at once. */
 cudaError_t tb_upload(tb_lane *L, cudaStream_t st, void *dst, size_t dpitch, tb_window w,
                       uint64_t *bytes)
 {
-    const size_t row_bytes = w.cols * w.esize, stride = w.ld * w.esize, rows = w.rows;
+    const size_t es = w.esize, full = w.cols * es, stride = w.ld * es, rows = w.rows;
     const char *src = w.ptr;
     if (rows == 0 || w.cols == 0)
         return cudaSuccess;
-    *bytes += rows * row_bytes;
-    if (row_bytes > L->stage_bytes)   /* one row overflows a stage: let CUDA stage it */
-        return cudaMemcpy2DAsync(dst, dpitch, src, stride, row_bytes, rows,
-                                 cudaMemcpyHostToDevice, st);
-    size_t per = L->stage_bytes / row_bytes;
+    if (full > L->stage_bytes) {   /* one row overflows a stage: let CUDA stage it */
+        *bytes += rows * full;
+        return cudaMemcpy2DAsync(dst, dpitch, src, stride, full, rows, cudaMemcpyHostToDevice, st);
+    }
+    size_t per = L->stage_bytes / full;
     for (size_t r = 0; r < rows; r += per) {
-        size_t n = rows - r < per ? rows - r : per;
+        size_t n = rows - r < per ? rows - r : per, lo, hi;
+        tb_win_cols(&w, r, n, &lo, &hi);
+        if (hi <= lo)
+            continue;
+        const size_t row_bytes = (hi - lo) * es;
         char *buf;
         cudaEvent_t *ev;
         cudaError_t e = tb_stage_take(L, &buf, &ev);
         if (e != cudaSuccess)
             return e;
-        tb_copy c = {buf, src + r * stride, row_bytes, stride, row_bytes, n, 0};
+        tb_copy c = {buf, src + r * stride + lo * es, row_bytes, stride, row_bytes, n, 0, NULL, 0, 0};
         tb_copy_run(&c, 0);
-        e = cudaMemcpy2DAsync((char *)dst + r * dpitch, dpitch, buf, row_bytes, row_bytes, n,
-                              cudaMemcpyHostToDevice, st);
+        e = cudaMemcpy2DAsync((char *)dst + r * dpitch + lo * es, dpitch, buf, row_bytes, row_bytes,
+                              n, cudaMemcpyHostToDevice, st);
         if (e != cudaSuccess)
             return e;
+        *bytes += n * row_bytes;
         cudaEventRecord(*ev, st);
     }
     return cudaSuccess;
 }
 
-/* In chunks that fit a staging buffer: the DMA of chunk i+1 runs while the
- * pool unpacks chunk i. */
-cudaError_t tb_download(tb_lane *L, cudaStream_t st, tb_window w, const void *src,
-                        size_t spitch, uint64_t *bytes)
+/* Rows [*r, *r + *n) of chunk c of a download of rows in chunks of per,
+ * in the window's order. */
+static void tb_chunk_rows(const tb_window *w, size_t c, size_t per, size_t *r, size_t *n)
 {
-    const size_t row_bytes = w.cols * w.esize, stride = w.ld * w.esize, rows = w.rows;
+    const size_t o = c * per;
+    *n = w->rows - o < per ? w->rows - o : per;
+    *r = w->last_first ? w->rows - o - *n : o;
+}
+
+/* In chunks that fit a staging buffer, each the rectangle of columns its
+ * rows move (tb_win_cols): the DMA of chunk i+1 runs while the pool
+ * unpacks chunk i. A row larger than a staging buffer goes straight to the
+ * caller's array, a row at a time (each over 8 MiB, so the waits cost
+ * little), so that *done is exact there too. */
+cudaError_t tb_download(tb_lane *L, cudaStream_t st, tb_window w, const void *src,
+                        size_t spitch, uint64_t *bytes, size_t *done)
+{
+    const size_t es = w.esize, full = w.cols * es, stride = w.ld * es, rows = w.rows;
     char *dst = w.ptr;
+    cudaError_t e;
+    *done = 0;
     if (rows == 0 || w.cols == 0)
         return cudaSuccess;
-    *bytes += rows * row_bytes;
-    cudaError_t e;
-    if (row_bytes > L->stage_bytes) {
-        e = cudaMemcpy2DAsync(dst, stride, src, spitch, row_bytes, rows,
-                              cudaMemcpyDeviceToHost, st);
-        return e == cudaSuccess ? cudaStreamSynchronize(st) : e;
+    if (full > L->stage_bytes) {
+        for (size_t o = 0; o < rows; o++) {
+            const size_t i = w.last_first ? rows - 1 - o : o;
+            size_t lo, hi;
+            tb_win_cols(&w, i, 1, &lo, &hi);
+            if (hi > lo) {
+                e = cudaMemcpyAsync(dst + i * stride + lo * es, (const char *)src + i * spitch + lo * es,
+                                    (hi - lo) * es, cudaMemcpyDeviceToHost, st);
+                if (e == cudaSuccess)
+                    e = cudaStreamSynchronize(st);
+                if (e != cudaSuccess)
+                    return e;
+                *bytes += (hi - lo) * es;
+            }
+            *done = o + 1;
+        }
+        return cudaSuccess;
     }
-    size_t per = L->stage_bytes / row_bytes, chunks = (rows + per - 1) / per;
+    size_t per = L->stage_bytes / full, chunks = (rows + per - 1) / per;
     char *buf[2];
     cudaEvent_t *ev[2];
+    size_t col0[2];
     for (size_t i = 0; i <= chunks; i++) {
         if (i < chunks) {                         /* issue chunk i */
-            size_t r = i * per, n = rows - r < per ? rows - r : per;
+            size_t r, n, lo, hi;
+            tb_chunk_rows(&w, i, per, &r, &n);
+            tb_win_cols(&w, r, n, &lo, &hi);
             if ((e = tb_stage_take(L, &buf[i % 2], &ev[i % 2])) != cudaSuccess)
                 return e;
-            e = cudaMemcpy2DAsync(buf[i % 2], row_bytes, (const char *)src + r * spitch, spitch,
-                                  row_bytes, n, cudaMemcpyDeviceToHost, st);
-            if (e != cudaSuccess)
-                return e;
+            col0[i % 2] = lo;
+            if (hi > lo) {
+                e = cudaMemcpy2DAsync(buf[i % 2], (hi - lo) * es,
+                                      (const char *)src + r * spitch + lo * es, spitch,
+                                      (hi - lo) * es, n, cudaMemcpyDeviceToHost, st);
+                if (e != cudaSuccess)
+                    return e;
+                *bytes += n * (hi - lo) * es;
+            }
             cudaEventRecord(*ev[i % 2], st);
         }
         if (i > 0) {                              /* unpack chunk i - 1 */
-            size_t c = i - 1, r = c * per, n = rows - r < per ? rows - r : per;
+            size_t c = i - 1, r, n, lo, hi;
+            tb_chunk_rows(&w, c, per, &r, &n);
+            tb_win_cols(&w, r, n, &lo, &hi);
             if ((e = cudaEventSynchronize(*ev[c % 2])) != cudaSuccess)
                 return e;
-            tb_copy cp = {dst + r * stride, buf[c % 2], stride, row_bytes, row_bytes, n, 0};
-            tb_copy_run(&cp, 1);
+            if (hi > lo) {
+                const size_t row_bytes = (hi - lo) * es;
+                tb_copy cp = {dst + r * stride + lo * es, buf[c % 2], stride, row_bytes, row_bytes,
+                              n, 0, w.tri ? &w : NULL, r, col0[c % 2]};
+                tb_copy_run(&cp, 1);
+            }
+            *done += n;
         }
     }
     return cudaSuccess;

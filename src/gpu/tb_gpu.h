@@ -1,9 +1,11 @@
-/* src/gpu/tb_gpu.h - what the three files of the GPU host side share: a lane
+/* src/gpu/tb_gpu.h - what the files of the GPU host side share: a lane
  * (the device resources of one call in flight) and its buffers.
  *   gpu.c       CUDA started lazily, fork, failures, lanes, device buffers
  *   staging.c   host copies between the caller's arrays and pinned staging
- *   pipeline.c  one product: upload, kernels, download, as plan.c cuts it
- * Only those three include this; the rest of src/ sees tb_internal.h. */
+ *   pipeline.c  one product: upload, kernels, download, as plan.c cuts it;
+ *               fault injection and the kernel choice, which level3.c shares
+ *   level3.c    the other routines: upload, blocked.c's algorithm, download
+ * Only those four include this; the rest of src/ sees tb_internal.h. */
 #ifndef TB_GPU_H
 #define TB_GPU_H
 
@@ -89,10 +91,20 @@ TB_HIDDEN void tb_lane_free_buffers(tb_lane *L);
 /* Makes the lane's staging buffers at least `want` bytes each (at most
  * TB_STAGE_MAX_BYTES, whole MiB). */
 TB_HIDDEN cudaError_t tb_stage_fit(tb_lane *L, size_t want);
-/* A host window: rows x cols elements of esize bytes, ld elements apart. */
+/* A host window: rows x cols elements of esize bytes, ld elements apart.
+ * tri: only a triangle of each row is moved, row i's columns [0, i + diag]
+ * (TB_WIN_LOWER) or [i + diag, cols) (TB_WIN_UPPER), diag the window's
+ * first row's place on the diagonal of the square it is part of: an
+ * upload moves each chunk's rectangle around its triangles (reading the
+ * caller's memory there is harmless), a download writes the triangles
+ * alone. last_first: a download goes from the last rows to the first. */
+enum { TB_WIN_ALL = 0, TB_WIN_LOWER = 1, TB_WIN_UPPER = 2 };
 typedef struct tb_window {
     void *ptr;
     size_t ld, rows, cols, esize;
+    int tri;
+    size_t diag;
+    int last_first;
 } tb_window;
 /* Host window w -> device (dst, dpitch) on stream st, packed into staging
  * buffers by the copy threads; adds the bytes to *bytes. Returns once the
@@ -101,8 +113,26 @@ TB_HIDDEN cudaError_t tb_upload(tb_lane *L, cudaStream_t st, void *dst, size_t d
                                 tb_window w, uint64_t *bytes);
 /* Device (src, spitch) -> host window w on stream st, the DMA of one chunk
  * overlapping the unpacking of the one before. Returns once the window is
- * written. */
+ * written. After an error *done says how many of its rows are written, in
+ * the order they go (the first ones, or with last_first the last ones);
+ * the others are untouched: a chunk is unpacked only once its DMA is
+ * known to have succeeded, and whole. */
 TB_HIDDEN cudaError_t tb_download(tb_lane *L, cudaStream_t st, tb_window w, const void *src,
-                                  size_t spitch, uint64_t *bytes);
+                                  size_t spitch, uint64_t *bytes, size_t *done);
+
+/* ---- pipeline.c, shared with level3.c ---- */
+/* Fault injection (TILEDBLAS_FAULT) for the call about to run on device
+ * slot `slot`: tb_fault_arm before it, then tb_inject(stage, e) is e, or an
+ * error when the fault strikes that stage there; tb_fault_hit says whether
+ * it struck. */
+TB_HIDDEN void tb_fault_arm(int slot);
+TB_HIDDEN cudaError_t tb_inject(tb_stage stage, cudaError_t e);
+TB_HIDDEN int tb_fault_hit(void);
+/* The kernel for product g: TILEDBLAS_KERNEL's when it fits, else the
+ * default pick; capped (a TILEDBLAS_DEVICE_MEMORY cap): none that takes
+ * scratch of its own. */
+struct tb_gemm;
+struct tb_kernel_info;
+TB_HIDDEN const struct tb_kernel_info *tb_choose_kernel(const struct tb_gemm *g, int capped);
 
 #endif

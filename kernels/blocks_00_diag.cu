@@ -1,0 +1,183 @@
+/* kernels/blocks_00_diag.cu - the diagonal-block steps of the blocked
+ * level-3 routines (kernels/tb_blocks.h says what each computes;
+ * src/gpu/blocked.c calls them through an engine), for every element type:
+ *   merge  one thread an element of C's block, the other triangle skipped
+ *   full   one thread an element of S, reading A's triangle only
+ *   tri    one thread a vector of B (left: a column, right: a row), in
+ *          place, in the order tests/blocked_host.c runs the same loop
+ * Each is small next to the GEMMs around it (an nb x nb block, or nb^2 m
+ * of a call's d^2 m flops). tri's threads read T's elements together (one
+ * broadcast a warp) and, on the left, consecutive columns of B (coalesced);
+ * on the right, each thread walks its own row. These kernels compile for
+ * every target of the build; they have not yet run on a GPU (the CPU
+ * engine's loops, which they mirror, are what unit.blocked tests). */
+#include "tb_blocks.h"
+#include "tb_kernel_args.cuh"
+
+template <typename R> __device__ inline R tb_re(R x) { return x; }
+template <typename R> __device__ inline tb_cx<R> tb_re(tb_cx<R> x) { return tb_cx<R>(x.re); }
+template <typename R> __device__ inline R tb_re_part(R x) { return x; }
+template <typename R> __device__ inline R tb_re_part(tb_cx<R> x) { return x.re; }
+template <typename R> __device__ inline R tb_minus(R a, R b) { return a - b; }
+template <typename R> __device__ inline tb_cx<R> tb_minus(tb_cx<R> a, tb_cx<R> b)
+{
+    return tb_cx<R>(a.re - b.re, a.im - b.im);
+}
+template <typename R> __device__ inline R tb_div(R a, R b) { return a / b; }
+template <typename R> __device__ inline tb_cx<R> tb_div(tb_cx<R> a, tb_cx<R> b)
+{
+    /* Smith's method: scaled by the larger part of b, no overflow in b b* */
+    if (fabs(b.re) >= fabs(b.im)) {
+        const R r = b.im / b.re, d = b.re + r * b.im;
+        return tb_cx<R>((a.re + r * a.im) / d, (a.im - r * a.re) / d);
+    }
+    const R r = b.re / b.im, d = b.im + r * b.re;
+    return tb_cx<R>((r * a.re + a.im) / d, (r * a.im - a.re) / d);
+}
+
+__device__ inline bool tb_in_tri(int lower, int i, int j) { return lower ? i >= j : i <= j; }
+
+template <typename T>
+__global__ void tb_blk_merge_kernel(int n, int lower, int herm, T beta, int beta0,
+                                    const T *__restrict__ P, size_t ldp, T *C, size_t ldc)
+{
+    for (int i = blockIdx.y; i < n; i += gridDim.y)
+        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
+            if (!tb_in_tri(lower, i, j))
+                continue;
+            T *c = C + (size_t)i * ldc + j;
+            T v = P ? P[(size_t)i * ldp + j] : T(0);
+            if (herm && i == j) {   /* beta re C + re P: imaginary parts neither read nor kept */
+                v = tb_re(v);
+                if (!beta0)
+                    v += T(tb_re_part(beta) * tb_re_part(*c));
+            } else if (!beta0) {
+                v += tb_scale(beta, *c);
+            }
+            *c = v;
+        }
+}
+
+template <typename T>
+__global__ void tb_blk_full_kernel(int n, int lower, int herm, const T *__restrict__ A,
+                                   size_t lda, T *S, size_t lds)
+{
+    for (int i = blockIdx.y; i < n; i += gridDim.y)
+        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
+            T v;
+            if (i == j)
+                v = herm ? tb_re(A[(size_t)i * lda + i]) : A[(size_t)i * lda + i];
+            else if (tb_in_tri(lower, i, j))
+                v = A[(size_t)i * lda + j];
+            else
+                v = tb_conj_if(A[(size_t)j * lda + i], herm != 0);
+            S[(size_t)i * lds + j] = v;
+        }
+}
+
+/* op(T)(i, j) of the stored triangle A: zero outside it, one on a unit
+ * diagonal (not read). */
+template <typename T>
+__device__ inline T tb_op_tri(const T *A, size_t lda, int lower, int trans, int unit, int i, int j)
+{
+    if (trans) {
+        const int t = i;
+        i = j;
+        j = t;
+    }
+    if (unit && i == j)
+        return T(1);
+    if (!tb_in_tri(lower, i, j))
+        return T(0);
+    return tb_conj_if(A[(size_t)i * lda + j], trans == 2);
+}
+
+template <typename T>
+__global__ void tb_blk_tri_kernel(tb_blk_tri a, T alpha)
+{
+    const T *A = (const T *)a.A;
+    const size_t step = a.left ? a.ldb : 1, vstep = a.left ? 1 : a.ldb;
+    const int n = a.n;
+    const int lower = (a.lower != (a.trans != 0)) == a.left;   /* E's triangle */
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < a.m; v += gridDim.x * blockDim.x) {
+        T *x = (T *)a.B + (size_t)v * vstep;
+        for (int s = 0; s < n; s++) {
+            const int i = lower == a.solve ? s : n - 1 - s;
+            T acc = a.solve ? tb_scale(alpha, x[(size_t)i * step]) : T(0);
+            for (int j = 0; j < n; j++) {
+                if (!tb_in_tri(lower, i, j) || (a.solve && j == i))
+                    continue;
+                const T e = a.left ? tb_op_tri(A, a.lda, a.lower, a.trans, a.unit, i, j)
+                                   : tb_op_tri(A, a.lda, a.lower, a.trans, a.unit, j, i);
+                const T t = e * x[(size_t)j * step];
+                acc = a.solve ? tb_minus(acc, t) : acc + t;
+            }
+            if (a.solve)
+                x[(size_t)i * step] = a.unit ? acc : tb_div(acc, tb_op_tri(A, a.lda, a.lower, a.trans, 0, i, i));
+            else
+                x[(size_t)i * step] = tb_scale(alpha, acc);
+        }
+    }
+}
+
+/* ---- launchers ------------------------------------------------------------ */
+
+static dim3 tb_blk_grid(int n)
+{
+    const unsigned gx = (unsigned)((n + 127) / 128), gy = (unsigned)(n < 65535 ? n : 65535);
+    return dim3(gx ? gx : 1, gy ? gy : 1);
+}
+
+template <typename T> static cudaError_t tb_merge(const tb_blk_merge *a, cudaStream_t stream)
+{
+    const int beta0 = a->beta.re == 0.0 && a->beta.im == 0.0;
+    tb_blk_merge_kernel<T><<<tb_blk_grid(a->n), 128, 0, stream>>>(
+        a->n, a->lower, a->herm, tb_typed<T>::scalar(a->beta), beta0, (const T *)a->P, a->ldp,
+        (T *)a->C, a->ldc);
+    return cudaGetLastError();
+}
+
+template <typename T> static cudaError_t tb_full(const tb_blk_full *a, cudaStream_t stream)
+{
+    tb_blk_full_kernel<T><<<tb_blk_grid(a->n), 128, 0, stream>>>(
+        a->n, a->lower, a->herm, (const T *)a->A, a->lda, (T *)a->S, a->lds);
+    return cudaGetLastError();
+}
+
+template <typename T> static cudaError_t tb_tri(const tb_blk_tri *a, cudaStream_t stream)
+{
+    const int blocks = (a->m + 127) / 128;
+    tb_blk_tri_kernel<T><<<blocks < 65535 ? (blocks ? blocks : 1) : 65535, 128, 0, stream>>>(
+        *a, tb_typed<T>::scalar(a->alpha));
+    return cudaGetLastError();
+}
+
+#define TB_BLK_DISPATCH(f, a, stream)                                                        \
+    switch ((a)->dtype) {                                                                    \
+    case TB_F32: return f<float>(a, stream);                                                 \
+    case TB_F64: return f<double>(a, stream);                                                \
+    case TB_C32: return f<tb_cx<float>>(a, stream);                                          \
+    case TB_C64: return f<tb_cx<double>>(a, stream);                                         \
+    default: return cudaErrorInvalidValue;                                                   \
+    }
+
+extern "C" cudaError_t tb_launch_blk_merge(const tb_blk_merge *a, cudaStream_t stream)
+{
+    if (a->n <= 0)
+        return cudaSuccess;
+    TB_BLK_DISPATCH(tb_merge, a, stream)
+}
+
+extern "C" cudaError_t tb_launch_blk_full(const tb_blk_full *a, cudaStream_t stream)
+{
+    if (a->n <= 0)
+        return cudaSuccess;
+    TB_BLK_DISPATCH(tb_full, a, stream)
+}
+
+extern "C" cudaError_t tb_launch_blk_tri(const tb_blk_tri *a, cudaStream_t stream)
+{
+    if (a->n <= 0 || a->m <= 0)
+        return cudaSuccess;
+    TB_BLK_DISPATCH(tb_tri, a, stream)
+}
