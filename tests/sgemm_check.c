@@ -204,7 +204,12 @@ static int one_call(uint64_t *s, const opts *o, int id)
         for (int j = 0; j < n; j++) {
             long double sr = 0.0L, si = 0.0L, mag = 0.0L;
             const long double *a = opa + 2 * (size_t)i * k, *b = opb + 2 * (size_t)j * k;
-            if (!alpha0)
+            if (!alpha0 && !o->cx)
+                for (int p = 0; p < k; p++) {
+                    sr += a[2 * p] * b[2 * p];
+                    mag += fabsl(a[2 * p] * b[2 * p]);
+                }
+            else if (!alpha0)
                 for (int p = 0; p < k; p++) {
                     sr += a[2 * p] * b[2 * p] - a[2 * p + 1] * b[2 * p + 1];
                     si += a[2 * p] * b[2 * p + 1] + a[2 * p + 1] * b[2 * p];
