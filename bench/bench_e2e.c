@@ -1,5 +1,6 @@
 /* bench/bench_e2e.c - what a user of the preload feels: one cblas_sgemm call
- * (cblas_dgemm with --double), host arrays in and out, through libtiledblas
+ * (cblas_dgemm with --double, cblas_cgemm with --complex, cblas_zgemm with
+ * --zcomplex), host arrays in and out, through libtiledblas
  * against OpenBLAS's in the same process, plus the kernel alone on device
  * buffers, and the error of each against a float64 reference (long double
  * with --double; the seed articles' max / average error and GFLOPS). One
@@ -28,7 +29,10 @@
  * count, with its speed-up over the first. A device listed twice is two
  * slots on one GPU (0,0: the cutting and its costs on one GPU).
  * Usage: bench_e2e LIBTILEDBLAS [--sizes 1024,2048,...] [--reps N] [--shapes MxNxK[:XY][+P],...]
- *                  [--peer NAME] [--no-naive] [--double] [--devices LIST] */
+ *                  [--peer NAME] [--no-naive] [--double | --complex | --zcomplex]
+ *                  [--devices LIST]
+ * Complex runs count 8 m n k flops, and their errors are over the real and
+ * imaginary parts alike. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -70,21 +74,45 @@ typedef int (*sdev_fn)(char, char, int, int, int, float, const float *, int, con
 typedef int (*ddev_fn)(char, char, int, int, int, double, const double *, int, const double *,
                        int, double, double *, int, void *);
 typedef const char *(*err_fn)(void);
+/* Complex: every scalar by pointer, two parts each. */
+typedef void (*cgemm_fn)(int, int, int, int, int, int, const void *, const void *, int,
+                         const void *, int, const void *, void *, int);
+typedef void (*fcgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                          const void *, const void *, const int *, const void *, const int *,
+                          const void *, void *, const int *, size_t, size_t);
+typedef int (*cdev_fn)(char, char, int, int, int, const void *, const void *, int, const void *,
+                       int, const void *, void *, int, void *);
 
 /* What differs between the precisions, chosen once by --double: the element
  * size, the symbols looked up, and how close the naive offload's result
  * must come to the shim's (both are GPU results: fp32 kernels differ by
  * ~1e-6, fp64 ones by ~1e-15; these bounds only catch garbage). */
 typedef struct prec {
-    int dbl;
+    int dbl;                /* its parts are doubles */
     size_t es;
     const char *name, *cblas, *fortran, *device;
     double agree;
+    int cx;                 /* complex: two parts an element */
 } prec;
-static const prec precs[2] = {
-    {0, sizeof(float), "single", "cblas_sgemm", "sgemm_", "tiledblas_sgemm_device", 1e-3},
-    {1, sizeof(double), "double", "cblas_dgemm", "dgemm_", "tiledblas_dgemm_device", 1e-9},
+static const prec precs[4] = {
+    {0, sizeof(float), "single", "cblas_sgemm", "sgemm_", "tiledblas_sgemm_device", 1e-3, 0},
+    {1, sizeof(double), "double", "cblas_dgemm", "dgemm_", "tiledblas_dgemm_device", 1e-9, 0},
+    {0, 2 * sizeof(float), "complex", "cblas_cgemm", "cgemm_", "tiledblas_cgemm_device", 1e-3, 1},
+    {1, 2 * sizeof(double), "zcomplex", "cblas_zgemm", "zgemm_", "tiledblas_zgemm_device", 1e-9, 1},
 };
+
+/* A scalar of p's type with real part re (im 0), for the calls that take
+ * it by pointer. */
+typedef union { float f[2]; double d[2]; } scalar;
+static scalar scalar_of(const prec *p, double re)
+{
+    scalar v;
+    if (p->dbl)
+        v.d[0] = re, v.d[1] = 0.0;
+    else
+        v.f[0] = (float)re, v.f[1] = 0.0f;
+    return v;
+}
 
 /* One entry of --shapes: C (m x n) = op(A) (m x k) op(B) (k x n), row-major,
  * written MxNxK[:XY][+P]. X and Y are N or T, op(A) and op(B) (default NN);
@@ -140,7 +168,10 @@ static void host_gemm(const prec *p, void *fn, const shape *s, const void *A, co
                       void *C)
 {
     const int ta = s->ta ? 112 : 111, tb = s->tb ? 112 : 111;
-    if (p->dbl)
+    if (p->cx) {
+        const scalar one = scalar_of(p, 1.0), zero = scalar_of(p, 0.0);
+        ((cgemm_fn)fn)(101, ta, tb, s->m, s->n, s->k, &one, A, s->lda, B, s->ldb, &zero, C, s->ldc);
+    } else if (p->dbl)
         ((dgemm_fn)fn)(101, ta, tb, s->m, s->n, s->k, 1.0, A, s->lda, B, s->ldb, 0.0, C, s->ldc);
     else
         ((sgemm_fn)fn)(101, ta, tb, s->m, s->n, s->k, 1.0f, A, s->lda, B, s->ldb, 0.0f, C, s->ldc);
@@ -151,6 +182,11 @@ static int device_gemm(const prec *p, void *fn, const shape *s, double alpha, co
                        const void *B, double beta, void *C)
 {
     const char ca = s->ta ? 'T' : 'N', cb = s->tb ? 'T' : 'N';
+    if (p->cx) {
+        const scalar al = scalar_of(p, alpha), be = scalar_of(p, beta);
+        return ((cdev_fn)fn)(ca, cb, s->m, s->n, s->k, &al, A, s->lda, B, s->ldb, &be, C, s->ldc,
+                             NULL);
+    }
     if (p->dbl)
         return ((ddev_fn)fn)(ca, cb, s->m, s->n, s->k, alpha, A, s->lda, B, s->ldb, beta, C,
                              s->ldc, NULL);
@@ -167,7 +203,11 @@ static void fortran_gemm(const prec *p, void *fn, const shape *s, const void *A,
     const char fa[2] = {s->ta ? 'T' : 'N', 0}, fb[2] = {s->tb ? 'T' : 'N', 0};
     const double done = 1.0, dzero = 0.0;
     const float fone = 1.0f, fzero = 0.0f;
-    if (p->dbl)
+    const scalar cone = scalar_of(p, 1.0), czero = scalar_of(p, 0.0);
+    if (p->cx)
+        ((fcgemm_fn)fn)(fb, fa, &s->n, &s->m, &s->k, &cone, B, &s->ldb, A, &s->lda, &czero, C,
+                        &s->ldc, 1, 1);
+    else if (p->dbl)
         ((fdgemm_fn)fn)(fb, fa, &s->n, &s->m, &s->k, &done, B, &s->ldb, A, &s->lda, &dzero, C,
                         &s->ldc, 1, 1);
     else
@@ -175,10 +215,31 @@ static void fortran_gemm(const prec *p, void *fn, const shape *s, const void *A,
                         &s->ldc, 1, 1);
 }
 
-/* Element idx of an array of p's precision. */
+/* Part idx of an array of p's precision (element idx of a real one; of a
+ * complex one, element idx / 2's real or imaginary part). */
 static inline long double elem(const prec *p, const void *X, size_t idx)
 {
     return p->dbl ? ((const double *)X)[idx] : ((const float *)X)[idx];
+}
+
+/* The complex case of ref_row: acc holds 2 n parts (re, im), in long
+ * double. */
+static void ref_row_cx(const prec *pr, const shape *s, const void *A, const void *B, int i,
+                       long double *acc)
+{
+    const int n = s->n;
+    const size_t bs = s->tb ? (size_t)s->ldb : 1;
+    for (int p = 0; p < s->k; p++) {
+        const size_t ia = s->ta ? (size_t)p * s->lda + i : (size_t)i * s->lda + p;
+        const size_t ib = s->tb ? (size_t)p : (size_t)p * s->ldb;
+        const long double ar = elem(pr, A, 2 * ia), ai = elem(pr, A, 2 * ia + 1);
+        for (int j = 0; j < n; j++) {
+            const size_t b = 2 * (ib + j * bs);
+            const long double br = elem(pr, B, b), bi = elem(pr, B, b + 1);
+            acc[2 * j] += ar * br - ai * bi;
+            acc[2 * j + 1] += ar * bi + ai * br;
+        }
+    }
 }
 
 /* acc[j] += op(A)[i][p] op(B)[p][j] over p and j: row i of the reference.
@@ -214,18 +275,21 @@ static void error_vs_ref(const prec *pr, const shape *s, const void *A, const vo
                          const void *C, int rows, double *max_err, double *avg_err,
                          double *rel_fro)
 {
-    const int m = s->m, n = s->n;
+    const int m = s->m, n = s->n << pr->cx;   /* complex: n parts re and im */
     double mx = 0.0, sum = 0.0, d2 = 0.0, r2 = 0.0;
     int step = m > rows ? m / rows : 1, used = 0;
 #ifdef _OPENMP
     #pragma omp parallel for reduction(max:mx) reduction(+:sum,d2,r2,used) schedule(dynamic)
 #endif
     for (int i = 0; i < m; i += step) {
-        void *acc = calloc((size_t)n, pr->dbl ? sizeof(long double) : sizeof(double));
-        ref_row(pr, s, A, B, i, acc);
+        void *acc = calloc((size_t)n, pr->dbl || pr->cx ? sizeof(long double) : sizeof(double));
+        if (pr->cx)
+            ref_row_cx(pr, s, A, B, i, acc);
+        else
+            ref_row(pr, s, A, B, i, acc);
         for (int j = 0; j < n; j++) {
-            long double ref = pr->dbl ? ((long double *)acc)[j] : ((double *)acc)[j];
-            double e = (double)fabsl(elem(pr, C, (size_t)i * s->ldc + j) - ref);
+            long double ref = pr->dbl || pr->cx ? ((long double *)acc)[j] : ((double *)acc)[j];
+            double e = (double)fabsl(elem(pr, C, ((size_t)i * s->ldc << pr->cx) + j) - ref);
             mx = e > mx ? e : mx;
             sum += e;
             d2 += e * e;
@@ -281,8 +345,9 @@ static double rel_diff(const prec *p, const void *X, const void *Y, int m, int n
     double d2 = 0.0, y2 = 0.0;
     int step = m > rows ? m / rows : 1;
     for (int i = 0; i < m; i += step)
-        for (int j = 0; j < n; j++) {
-            double x = (double)elem(p, X, (size_t)i * ld + j), y = (double)elem(p, Y, (size_t)i * ld + j);
+        for (int j = 0; j < n << p->cx; j++) {
+            const size_t at = ((size_t)i * ld << p->cx) + j;
+            double x = (double)elem(p, X, at), y = (double)elem(p, Y, at);
             d2 += (x - y) * (x - y);
             y2 += y * y;
         }
@@ -374,7 +439,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_e2e LIBTILEDBLAS [--sizes N,N,...] [--shapes MxNxK[:XY][+P],...] [--reps R]\n"
-                        "                 [--peer NAME] [--no-naive] [--double] [--devices LIST]\n");
+                        "                 [--peer NAME] [--no-naive] [--double | --complex | --zcomplex]\n"
+                        "                 [--devices LIST]\n");
         return 2;
     }
     char list[2048] = "1024,2048,4096,8192";
@@ -392,6 +458,10 @@ int main(int argc, char **argv)
             naive = 0;
         } else if (!strcmp(argv[i], "--double")) {
             pr = &precs[1];
+        } else if (!strcmp(argv[i], "--complex")) {
+            pr = &precs[2];
+        } else if (!strcmp(argv[i], "--zcomplex")) {
+            pr = &precs[3];
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
@@ -457,15 +527,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_e2e: %s: out of host memory\n", sh.label);
             return 1;
         }
-        fill_uniform_es(A, na, es, 1);
-        fill_uniform_es(B, nb, es, 2);
+        fill_uniform_es(A, na << pr->cx, es >> pr->cx, 1);   /* complex: both parts */
+        fill_uniform_es(B, nb << pr->cx, es >> pr->cx, 2);
         /* Both outputs touched before any call: the first write into fresh
          * memory page-faults (two 4000x4000x1 calls, whose C is 64 MB, took
          * 16-19 ms each on a fresh C against 1.3 ms), which belongs to
          * neither route and was measured as the first calls'. */
         memset(C, 0, nc * es);
         memset(C2, 0, nc * es);
-        double flop = 2.0 * m * n * k, t[2 * ENOUGH_MAX], t_ob, t_shim, t_kern = NAN;
+        double flop = (pr->cx ? 8.0 : 2.0) * m * n * k, t[2 * ENOUGH_MAX], t_ob, t_shim, t_kern = NAN;
         int r = (flop > 4e11) ? (reps < 3 ? reps : 3) : reps;
 
         int nt = 0;
@@ -586,7 +656,7 @@ int main(int argc, char **argv)
     }
     printf("errors: shim result against a %s reference over up to 256 sampled rows; "
            "times: median of at least %d calls (3 above 400 GFLOP) and of %.0f ms of calls, at "
-           "most %d, after one warm-up call\n", pr->dbl ? "long-double" : "float64", reps,
+           "most %d, after one warm-up call\n", pr->dbl || pr->cx ? "long-double" : "float64", reps,
            ENOUGH_S * 1e3, ENOUGH_MAX);
     if (naive)
         printf("naive: cudaMalloc, cudaMemcpy from pageable memory, %s, cudaMemcpy back, "

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
             B[i] = (float)((i * 40503u) % 1999) / 1000.0f - 1.0f + 1e-3f;
             C[i] = 1.0f;
         }
-        tb_problem p = {n, n, n, 0, 0, 1.0f, 0.0f, A, (size_t)n, B, (size_t)n, C, (size_t)n, TB_SINGLE};
+        tb_problem p = {n, n, n, 0, 0, 1.0f, 0.0f, A, (size_t)n, B, (size_t)n, C, (size_t)n, TB_SINGLE, 0.0, 0.0};
         double t[2][64];
         tb_gpu_times gt;
         memset(&gt, 0, sizeof gt);

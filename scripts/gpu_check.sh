@@ -182,7 +182,7 @@ TILEDBLAS_MODE=gpu $B/bench_e2e $TBLIB --shapes 4096,8192,16384,16384x4096x4096,
 echo "exit $?"; sed -n '/^==== through/,$p' "$out/devices.txt"
 fi
 if want nvblas; then
-step "against NVBLAS (sgemm_ and dgemm_ under its own preload) in the same process as the shim"
+step "against NVBLAS (sgemm_, dgemm_, cgemm_, zgemm_ under its own preload) in the same process as the shim"
 nvb=/usr/local/cuda/lib64/libnvblas.so
 if [ -f $nvb ]; then
     printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /tmp/nvblas.log\n' \
@@ -191,6 +191,10 @@ if [ -f $nvb ]; then
         --reps 5 --peer NVBLAS 2>&1 | tee "$out/nvblas.txt"
     NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb $B/bench_e2e $TBLIB --double --sizes 512,1024,2048,4096,8192 \
         --reps 5 --peer NVBLAS 2>&1 | tee "$out/nvblas-double.txt"
+    for p in complex zcomplex; do     # cgemm_ and zgemm_ under NVBLAS
+        NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb $B/bench_e2e $TBLIB --$p --sizes ${TB_COMPLEX_SIZES:-1024,4096,8192} \
+            --reps 3 --peer NVBLAS 2>&1 | tee "$out/nvblas-$p.txt"
+    done
 else
     echo "no $nvb on this machine"
 fi

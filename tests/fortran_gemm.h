@@ -11,5 +11,12 @@ void sgemm_(const char *, const char *, const int *, const int *, const int *, c
 void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
             const double *, const int *, const double *, const int *, const double *, double *,
             const int *, size_t, size_t);
+/* Complex: each scalar and element two floats or two doubles (re, im). */
+void cgemm_(const char *, const char *, const int *, const int *, const int *, const void *,
+            const void *, const int *, const void *, const int *, const void *, void *,
+            const int *, size_t, size_t);
+void zgemm_(const char *, const char *, const int *, const int *, const int *, const void *,
+            const void *, const int *, const void *, const int *, const void *, void *,
+            const int *, size_t, size_t);
 
 #endif

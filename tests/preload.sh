@@ -15,14 +15,22 @@ blasdir=${TB_BLASDIR:-/usr/lib/x86_64-linux-gnu/blas}
 count() { grep -c "$1" "$2" || true; }
 # A run's precision: sgemm_check's option for it ($dbl) and the routine its
 # decision lines name ($g: "sgemm" for cblas_sgemm, "sgemm_" for sgemm_).
-# The double-precision cases are the single ones' checks on cblas_dgemm and
-# dgemm_ calls.
+# The double, complex and zcomplex cases are the single ones' checks on
+# cblas_dgemm and dgemm_ calls, cblas_cgemm and cgemm_, cblas_zgemm and
+# zgemm_.
 set_prec() {
     prec=$1
-    if [ "$prec" = double ]; then dbl=--double g=dgemm; else dbl="" g=sgemm; fi
+    case $prec in
+    double) dbl=--double g=dgemm ;;
+    complex) dbl=--complex g=cgemm ;;
+    zcomplex) dbl=--zcomplex g=zgemm ;;
+    *) dbl="" g=sgemm ;;
+    esac
 }
 case "$case_name" in
 double*|xlintstd) set_prec double ;;
+complex*) set_prec complex ;;
+zcomplex*) set_prec zcomplex ;;
 *) set_prec single ;;
 esac
 # The calls that statistics rows (TILEDBLAS_STATS, JSON lines) in $1 count
@@ -128,13 +136,13 @@ quiet|double)
     n=$(stats_calls "$tmp/stats.jsonl" $prec)
     [ "$n" = 300 ] || fail "the statistics count $n $prec-precision calls of 300: $(head -2 "$tmp/stats.jsonl" 2>/dev/null)"
     pass "300 random $prec-precision calls right, identical output, silent; all 300 intercepted" ;;
-decision-lines|double-lines)
+decision-lines|double-lines|complex-lines|zcomplex-lines)
     # VERBOSE=2: exactly one documented line per intercepted call, both
     # interfaces among them; the trace has one line per call, naming its
     # precision.
     TILEDBLAS_VERBOSE=2 TILEDBLAS_TRACE="$tmp/trace.jsonl" pre "$bin/sgemm_check" --calls 300 --api mixed $dbl \
         >"$tmp/out" 2>"$tmp/err" || fail "wrong results"
-    n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NT][NT] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \\([a-z:-]+\\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?\$" "$tmp/err")
+    n=$(grep -cE "^tiledblas: ${g}_? (RowMajor|ColMajor) [NTC][NTC] m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \\([a-z:-]+\\)( predicted cpu [0-9.]+ ms, gpu [0-9.]+ ms)?\$" "$tmp/err")
     [ "$n" = 300 ] || fail "$n $g decision lines for 300 calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(wc -l <"$tmp/err")" = 300 ] || fail "other lines besides the decision lines: $(grep -v ' -> ' "$tmp/err" | head -3)"
     [ "$(count "^tiledblas: $g " "$tmp/err")" -gt 0 ] && [ "$(count "^tiledblas: ${g}_ ColMajor " "$tmp/err")" -gt 0 ] \
@@ -144,7 +152,7 @@ decision-lines|double-lines)
     [ "$t" = 300 ] && [ "$(wc -l <"$tmp/trace.jsonl")" = 300 ] \
         || fail "$t of $(wc -l <"$tmp/trace.jsonl") trace lines for 300 calls say \"prec\":\"$prec\": $(head -1 "$tmp/trace.jsonl")"
     pass "300 $prec-precision calls, 300 $g/${g}_ decision lines, 300 trace lines" ;;
-mode-gpu|double-gpu)
+mode-gpu|double-gpu|complex-gpu|zcomplex-gpu)
     # Forced GPU: results right, one decision line per call; without a GPU
     # at most one warning, with one every row-major NN call that BLAS does
     # not make a no-op ran there.
@@ -372,14 +380,14 @@ numpy)
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" $py "$(dirname "$0")/numpy_check.py" \
             >"$tmp/out" 2>"$tmp/err" || fail "numpy products wrong in mode $mode: $(cat "$tmp/out" | tail -3)"
-        for t in float32:sgemm float64:dgemm; do
+        for t in float32:sgemm float64:dgemm complex64:cgemm complex128:zgemm; do
             n=$(count "^tiledblas: ${t#*:} " "$tmp/err")
             want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
             [ "${want:-0}" -gt 0 ] || fail "numpy_check.py reported no ${t%:*} products: $(cat "$tmp/out")"
             [ "$n" -ge "$want" ] || fail "mode $mode: $n ${t#*:} decision lines for $want ${t%:*} products"
         done
     done
-    pass "numpy: $(sed -n 's/^products float32: //p' "$tmp/out") float32 and $(sed -n 's/^products float64: //p' "$tmp/out") float64 products (C, Fortran and transposed operands) intercepted and right" ;;
+    pass "numpy: $(sed -n 's/^products \(.*\): \(.*\)/\2 \1,/p' "$tmp/out" | tr '\n' ' ')products (C, Fortran and transposed operands) intercepted and right" ;;
 ilp64)
     # A program on an ILP64 BLAS (Debian's libopenblas64, 64-bit integers
     # under the plain names), and one calling the "64_" suffix names: gemm,
@@ -425,7 +433,7 @@ numpy-pypi)
     for mode in auto gpu; do
         TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" "$py" "$(dirname "$0")/numpy_check.py" \
             >"$tmp/out" 2>"$tmp/err" || fail "PyPI numpy products wrong in mode $mode: $(tail -3 "$tmp/out")"
-        for t in float32:scipy_sgemm64_ float64:scipy_dgemm64_; do
+        for t in float32:scipy_sgemm64_ float64:scipy_dgemm64_ complex64:scipy_cgemm64_ complex128:scipy_zgemm64_; do
             n=$(count "^tiledblas: ${t#*:} " "$tmp/err")
             want=$(sed -n "s/^products ${t%:*}: //p" "$tmp/out")
             [ "${want:-0}" -gt 0 ] || fail "numpy_check.py reported no ${t%:*} products: $(cat "$tmp/out")"
@@ -666,7 +674,7 @@ no-blas)
         "Parameter 3 to routine cblas_ztrsm was incorrect" "Illegal Uplo setting, 7" \
         "Parameter 3 to routine cblas_csyr2k was incorrect" \
         "$(echo "$want" | sed 's/cblas_sgemm or sgemm_/cblas_dsyrk or dsyrk_/')" \
-        "tiledblas: dsyrk_: the built-in CPU path computes only real GEMM; this call and any like it are not run" \
+        "tiledblas: dsyrk_: the built-in CPU path computes only GEMM; this call and any like it are not run" \
         >"$tmp/want"
     diff "$tmp/want" "$tmp/err" >"$tmp/diff" || fail "level3 reports: $(head -6 "$tmp/diff")"
     for mode in auto cpu gpu verify; do

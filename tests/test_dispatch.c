@@ -194,13 +194,32 @@ static void test_level3_reports(void)
     CHECK(!strcmp(tb_call_ops(&c, ops), "CN") && tb_call_flops(&c) == 8ull * 5 * 6 * 7 &&
               !strcmp(tb_call_name(&c), "zgemm"),
           "cblas_zgemm ConjTrans: CN, 8 m n k flops (%s)", ops);
-    /* Every call but a real GEMM goes to the CPU BLAS, in every mode. */
-    c = read_call(TB_R_gemm, TB_ZCOMPLEX, TB_API_CBLAS, TB_ROW_MAJOR,
-                  (const int[]){TB_NO_TRANS, TB_NO_TRANS, 4000, 4000, 4000, 4000, 4000, 4000});
+    /* A complex call as a row-major product: its conjugate transposes kept
+     * as 2 (column-major: the operands swap, each keeping its own), its
+     * complex alpha and beta both parts. */
     tb_problem p = problem_of(c);
+    CHECK(p.transa == 2 && p.transb == 0 && p.m == 5 && p.n == 6 && p.alpha == 1.0 &&
+              p.alpha_im == 1.0 && p.beta_im == 1.0 && p.prec == TB_ZCOMPLEX,
+          "cblas_zgemm row-major CN: transa 2, alpha 1+1i (%d %d %g %g)", p.transa, p.transb,
+          p.alpha, p.alpha_im);
+    c = read_call(TB_R_gemm, TB_COMPLEX, TB_API_FORTRAN, 0,
+                  (const int[]){'C', 'T', 5, 6, 7, 7, 7, 5});
+    p = problem_of(c);
+    CHECK(p.transa == 1 && p.transb == 2 && p.m == 6 && p.n == 5 && p.A == c.B && p.B == c.A,
+          "cgemm_ C T: row-major C^T = op(B)^T op(A)^T, transa 1, transb 2 (%d %d)", p.transa,
+          p.transb);
+    c = read_call(TB_R_gemm, TB_DOUBLE, TB_API_FORTRAN, 0,
+                  (const int[]){'C', 'N', 5, 6, 7, 7, 7, 5});
+    p = problem_of(c);
+    CHECK(p.transa == 0 && p.transb == 1, "dgemm_ C N: a real type's C is its T (%d %d)", p.transa,
+          p.transb);
+    /* Every call but a real GEMM goes to the CPU BLAS, in every mode. */
+    c = read_call(TB_R_syrk, TB_ZCOMPLEX, TB_API_CBLAS, TB_ROW_MAJOR,
+                  (const int[]){TB_UPPER, TB_NO_TRANS, 4000, 4000, 4000, 4000});
+    p = problem_of(c);
     tb_decision d = tb_decide(&c, &p);
     CHECK(d.route == TB_ROUTE_CPU && d.reason == TB_WHY_CPU_ONLY && !d.weighed && !d.learn,
-          "a 4000^3 zgemm call: cpu-only (got %s)", tb_reason_name(d.reason));
+          "a 4000^3 zsyrk call: cpu-only (got %s)", tb_reason_name(d.reason));
     c = read_call(TB_R_trsm, TB_DOUBLE, TB_API_FORTRAN, 0,
                   (const int[]){'L', 'U', 'N', 'N', 4000, 4000, 4000, 4000});
     d = tb_decide(&c, &p);

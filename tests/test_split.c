@@ -9,7 +9,7 @@ static tb_problem shape(int m, int n, int k, int ta, int tb)
 {
     static float X[1];
     tb_problem p = {m, n, k, ta, tb, 1.0, 1.0, X, (size_t)(ta ? m : k), X, (size_t)(tb ? k : n),
-                    X, (size_t)n + 3, TB_SINGLE};
+                    X, (size_t)n + 3, TB_SINGLE, 0.0, 0.0};
     return p;
 }
 

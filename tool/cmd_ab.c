@@ -2,7 +2,8 @@
  * in auto mode, repeated and alternating, then in verify mode, each with
  * statistics going to a JSON-lines file it reads back, and prints them side
  * by side with the median and range of each side's wall time, by precision
- * when the command makes both sgemm and dgemm calls. Exits 1 when a
+ * when the command makes calls in more than one (single, double, complex,
+ * zcomplex). Exits 1 when a
  * verified call broke its precision's bound or a run failed. Writes nothing outside
  * a private temporary directory, removed on every exit (a fatal signal
  * included), but the --log and --plot files the user names. */
@@ -30,8 +31,8 @@ static const char tb_ab_usage[] =
     "64; --runs N is the same) each with TILEDBLAS_MODE=cpu and auto, alternating,\n"
     "then once with TILEDBLAS_MODE=verify, each under TILEDBLAS_STATS, and\n"
     "prints a side-by-side table: median and range of the wall times, calls,\n"
-    "GFLOP and GFLOP/s by route (and by precision, sgemm and dgemm, when CMD\n"
-    "makes calls of both), bytes moved and the worst verify error, then\n"
+    "GFLOP and GFLOP/s by route (and by precision when CMD makes calls in more\n"
+    "than one), bytes moved and the worst verify error, then\n"
     "a verdict: auto faster or slower than cpu only when the two ranges do not\n"
     "overlap, \"within noise\" when they do. CMD's stdout and stderr are\n"
     "appended to FILE (without --log they are kept only while ab runs; a\n"
@@ -39,17 +40,31 @@ static const char tb_ab_usage[] =
     "times as a bar chart (gnuplot). Exit status: 0, or 1 when verification\n"
     "found a call outside its precision's error bound or CMD failed; 2 bad usage.\n";
 
+/* The precisions of the statistics' "prec" field, in tb_prec order. */
+enum { TB_NPREC = 4 };
+static const char *const tb_prec_names[TB_NPREC] = {"single", "double", "complex", "zcomplex"};
 /* What the stats files of one run say, summed over CMD's processes: by
  * route (0 cpu, 1 gpu), and by precision (0 single, 1 double) and route. */
 typedef struct tb_runstats {
     double wall;
     double calls[2], gflop[2], seconds[2], bytes_h2d, bytes_d2h;
-    double pcalls[2][2], pgflop[2][2], pseconds[2][2];
+    double pcalls[TB_NPREC][2], pgflop[TB_NPREC][2], pseconds[TB_NPREC][2];
     int processes;
     char cpu_blas[512], blas_warning[512], gpu[256];
     double compared, outside, skipped, unavailable, max_abs, avg_abs, rel_fro, gpu_s, cpu_s;
     char unavailable_reason[64];
 } tb_runstats;
+
+/* Index of a "prec" field's value (absent: single); -1 if unknown. */
+static int tb_prec_index(const char *prec)
+{
+    if (!prec[0])
+        return 0;
+    for (int d = 0; d < TB_NPREC; d++)
+        if (!strcmp(prec, tb_prec_names[d]))
+            return d;
+    return -1;
+}
 
 /* The value of "key" in a flat JSON object on one line: a number in *num,
  * or a string copied into str. Returns 1 when found. */
@@ -103,10 +118,8 @@ static void tb_read_stats(const char *path, tb_runstats *r)
         } else if (!strcmp(kind, "row")) {
             tb_field(line, "route", NULL, route, sizeof route);
             tb_field(line, "prec", NULL, prec, sizeof prec);   /* absent: single */
-            /* The per-precision rows are the real types'; complex calls
-             * count in the totals only. */
             int g = !strcmp(route, "gpu");
-            int d = !strcmp(prec, "double") ? 1 : !prec[0] || !strcmp(prec, "single") ? 0 : -1;
+            int d = tb_prec_index(prec);
             if (tb_field(line, "calls", &x, NULL, 0)) { r->calls[g] += x; if (d >= 0) r->pcalls[d][g] += x; }
             if (tb_field(line, "gflop", &x, NULL, 0)) { r->gflop[g] += x; if (d >= 0) r->pgflop[d][g] += x; }
             if (tb_field(line, "seconds", &x, NULL, 0)) { r->seconds[g] += x; if (d >= 0) r->pseconds[d][g] += x; }
@@ -376,12 +389,12 @@ static int tb_ab_measure(tb_ab *ab)
     return 0;
 }
 
-/* Which precisions the runs made calls in: bit 0 single, bit 1 double. */
+/* Which precisions the runs made calls in: bit d for tb_prec_names[d]. */
 static int tb_ab_precisions(const tb_ab *ab)
 {
     int has = 0;
     for (int m = 0; m < 3; m++)
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < TB_NPREC; d++)
             if (ab->r[m].pcalls[d][0] + ab->r[m].pcalls[d][1] > 0)
                 has |= 1 << d;
     return has;
@@ -441,13 +454,18 @@ static void tb_ab_print_table(const tb_ab *ab)
     else if (!gpu_used)
         printf("No call went to the GPU in auto mode (all were below TILEDBLAS_THRESHOLD or out "
                "of scope).\n");
-    const int has = tb_ab_precisions(ab), both = has == 3;
-    static const char *const made[4] = {"none in single or double", "single precision only",
-                                        "double precision only",
-                                        "single and double precision (the rows of each follow the totals)"};
-    printf("Calls made: %s\n", made[has]);
+    const int has = tb_ab_precisions(ab), both = has & (has - 1);   /* more than one */
+    printf("Calls made:");
+    if (!has)
+        printf(" none");
+    for (int d = 0, first = 1; d < TB_NPREC; d++)
+        if (has >> d & 1) {
+            printf("%s %s", first ? "" : ",", tb_prec_names[d]);
+            first = 0;
+        }
+    printf("%s\n", !has ? "" : both ? " (the rows of each follow the totals)" : " only");
 
-    const int w = both ? 30 : 24;
+    const int w = both ? 32 : 24;
     char g0[48], g1[48];
     printf("\n%-*s %16s %16s %16s\n", w, "", "cpu", "auto", "verify");
     printf("%-*s %14.3f s %14.3f s %14.3f s\n", w, "wall time (median)", r[0].wall, r[1].wall, r[2].wall);
@@ -456,13 +474,15 @@ static void tb_ab_print_table(const tb_ab *ab)
     printf("%-*s %16s %16s %16s\n", w, "wall time (range)", g0, g1, "(one run)");
     printf("%-*s %15.2fx %15.2fx %15.2fx\n", w, "cpu median / median", 1.0,
            r[1].wall > 0 ? r[0].wall / r[1].wall : 0.0, r[2].wall > 0 ? r[0].wall / r[2].wall : 0.0);
-    /* GFLOP/s of sgemm and dgemm calls together would mean nothing: with
-     * both, the totals give only the calls, each precision the rest. */
+    /* GFLOP/s of calls of several precisions together would mean nothing:
+     * then the totals give only the calls, each precision the rest. */
     tb_ab_route_rows(ab, -1, "", w, !both);
-    if (both) {
-        tb_ab_route_rows(ab, 0, "single ", w, 1);
-        tb_ab_route_rows(ab, 1, "double ", w, 1);
-    }
+    for (int d = 0; both && d < TB_NPREC; d++)
+        if (has >> d & 1) {
+            char prefix[16];
+            snprintf(prefix, sizeof prefix, "%s ", tb_prec_names[d]);
+            tb_ab_route_rows(ab, d, prefix, w, 1);
+        }
     char s0[32], s1[32], s2[32];
     printf("%-*s %16s %16s %16s\n", w, "copied to the GPU", tb_mb(s0, 32, r[0].bytes_h2d),
            tb_mb(s1, 32, r[1].bytes_h2d), tb_mb(s2, 32, r[2].bytes_h2d));
@@ -526,16 +546,16 @@ static int tb_ab_print_verify(const tb_runstats *v, int has)
            "Frobenius error %.3g\n", v->max_abs, v->avg_abs, v->rel_fro);
     printf("verify: GPU %.4f s against CPU BLAS %.4f s on the compared calls: %.2fx\n",
            v->gpu_s, v->cpu_s, v->gpu_s > 0 ? v->cpu_s / v->gpu_s : 0.0);
-    /* The verify report is not split by precision: with any sgemm call the
-     * worst error may be fp32's. */
-    const int fp64 = has == 2;
+    /* The verify report is not split by precision: with any call of fp32
+     * parts (single, complex) the worst error may be fp32's. */
+    const int fp64 = has && !(has & 5);
     if (v->outside > 0)
         printf("verify: FAILED: %.0f calls outside their precision's error bound\n", v->outside);
     else if (fp64)
         printf("verify: all calls within the fp64 error bound%s\n", v->rel_fro > 1e-11
                ? " (but a relative error above 1e-11 is not what fp64 gives: ~1e-15)" : "");
     else
-        printf("verify: all calls within %s error bound%s\n", has == 3 ? "their precision's"
+        printf("verify: all calls within %s error bound%s\n", has & 10 ? "their precision's"
                : "the fp32", v->rel_fro > 1e-4
                ? " (but a relative error above 1e-4 is not what fp32 gives: ~1e-6)" : "");
     return v->outside > 0;

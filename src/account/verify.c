@@ -9,10 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Element (i, j) of a row-major matrix of precision prec, as a double. */
+/* A complex matrix is compared as the real one of its parts: m x 2n reals,
+ * re and im side by side (its Frobenius norm is the complex one). */
+static size_t tb_parts(tb_prec prec) { return tb_prec_complex(prec) ? 2 : 1; }
+
+/* Real number j of row i of a row-major matrix of precision prec (stride
+ * ld elements), as a double. */
 static double tb_elem(tb_prec prec, const void *x, size_t ld, size_t i, size_t j)
 {
-    return prec == TB_DOUBLE ? ((const double *)x)[i * ld + j] : ((const float *)x)[i * ld + j];
+    const size_t at = i * ld * tb_parts(prec) + j;
+    return tb_prec_real(prec) == TB_DOUBLE ? ((const double *)x)[at] : ((const float *)x)[at];
 }
 
 /* Frobenius norm of the rows x cols window of a row-major matrix. */
@@ -20,7 +26,7 @@ static double tb_fro(tb_prec prec, const void *x, size_t ld, size_t rows, size_t
 {
     double s = 0.0;
     for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++) {
+        for (size_t j = 0; j < cols * tb_parts(prec); j++) {
             const double e = tb_elem(prec, x, ld, i, j);
             s += e * e;
         }
@@ -33,7 +39,7 @@ static double tb_fro(tb_prec prec, const void *x, size_t ld, size_t rows, size_t
 static size_t tb_verify_diff(const tb_problem *p, const void *gpu, size_t ldg, int reads_ab,
                              tb_verify_result *v, double *diff2, double *ref2)
 {
-    const size_t m = (size_t)p->m, n = (size_t)p->n;
+    const size_t m = (size_t)p->m, n = (size_t)p->n * tb_parts(p->prec);
     double max_abs = 0.0, sum_abs = 0.0;
     size_t quirks = 0;
     *diff2 = *ref2 = 0.0;
@@ -66,8 +72,9 @@ static size_t tb_verify_diff(const tb_problem *p, const void *gpu, size_t ldg, i
 }
 
 /* Each side's result is within (k+2)u |alpha||A||B| + |beta C0| of the
- * exact one, element by element (u = eps/2 of the precision), so the two
- * differ by at most (k+2) eps times that; in Frobenius norm
+ * exact one, element by element (u = eps/2 of the precision; twice that
+ * for complex numbers, whose products and sums take two roundings), so the
+ * two differ by at most (k+2) eps times that; in Frobenius norm
  * || |A||B| || <= ||A|| ||B||. A correct kernel can never break this
  * bound, whatever the cancellation in C (a residual B - A*X is fine);
  * reduced precision such as TF32 shows instead in rel_fro, which the
@@ -76,22 +83,24 @@ static size_t tb_verify_diff(const tb_problem *p, const void *gpu, size_t ldg, i
 static double tb_verify_bound(const tb_problem *p, int reads_ab, double c0)
 {
     const size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
-    const double eps = p->prec == TB_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
-    const double tiny = p->prec == TB_DOUBLE ? DBL_MIN : FLT_MIN;
+    const int dbl = tb_prec_real(p->prec) == TB_DOUBLE;
+    const double eps = (dbl ? DBL_EPSILON : FLT_EPSILON) * (double)tb_parts(p->prec);
+    const double tiny = dbl ? DBL_MIN : FLT_MIN;
     double ab = 0.0;
     if (reads_ab) {
         size_t ra = p->transa ? k : m, ca = p->transa ? m : k;
         size_t rb = p->transb ? n : k, cb = p->transb ? k : n;
-        ab = fabs(p->alpha) * tb_fro(p->prec, p->A, p->lda, ra, ca) *
+        ab = hypot(p->alpha, p->alpha_im) * tb_fro(p->prec, p->A, p->lda, ra, ca) *
              tb_fro(p->prec, p->B, p->ldb, rb, cb);
     }
-    return 2.0 * (double)(k + 2) * eps * (ab + fabs(p->beta) * c0) + sqrt((double)(m * n)) * tiny;
+    return 2.0 * (double)(k + 2) * eps * (ab + hypot(p->beta, p->beta_im) * c0) +
+           sqrt((double)(m * n)) * tiny;
 }
 
 size_t tb_verify_compare(const tb_problem *p, const void *gpu, size_t ldg, double c0,
                          tb_verify_result *v)
 {
-    const int reads_ab = p->k > 0 && p->alpha != 0.0;
+    const int reads_ab = tb_reads_ab(p);
     double diff2, ref2;
     const size_t quirks = tb_verify_diff(p, gpu, ldg, reads_ab, v, &diff2, &ref2);
     const double bound = tb_verify_bound(p, reads_ab, c0);
@@ -103,7 +112,8 @@ size_t tb_verify_compare(const tb_problem *p, const void *gpu, size_t ldg, doubl
 /* The first call of each kind of disagreement is said once. */
 static void tb_verify_say(const tb_problem *p, const tb_verify_result *v, size_t quirks)
 {
-    const int dbl = p->prec == TB_DOUBLE;
+    const int dbl = tb_prec_real(p->prec) == TB_DOUBLE;
+    static const char ops[] = "NTC";
     if (quirks)
         tb_warn_once(TB_ONCE_VERIFY_QUIRK, "verify: the CPU BLAS returned NaN for %zu elements of "
                      "a call with alpha = 0 or k = 0 (it read NaN in A or B; reference BLAS does "
@@ -112,8 +122,8 @@ static void tb_verify_say(const tb_problem *p, const tb_verify_result *v, size_t
         tb_warn_once(TB_ONCE_VERIFY, "verify: GPU and CPU BLAS differ beyond the %s bound on "
                      "%cgemm m=%d n=%d k=%d (row-major %c%c): max abs %.3g, relative Frobenius "
                      "%.3g, bound %.3g (first such call; see the verdict at exit)",
-                     dbl ? "fp64" : "fp32", dbl ? 'd' : 's', p->m, p->n, p->k,
-                     p->transa ? 'T' : 'N', p->transb ? 'T' : 'N', v->max_abs, v->rel_fro,
+                     dbl ? "fp64" : "fp32", "sdcz"[p->prec], p->m, p->n, p->k,
+                     ops[p->transa], ops[p->transb], v->max_abs, v->rel_fro,
                      v->bound_rel);
 }
 
@@ -129,7 +139,7 @@ int tb_verify_call(const tb_call *c, const tb_problem *p, tb_gpu_times *t, tb_ve
      * beta = 0 a NaN here must not reach the GPU's result). */
     for (size_t i = 0; i < m; i++)
         memcpy(scratch + i * n * es, tb_at(p, p->C, p->ldc, i, 0), n * es);
-    const double c0 = p->beta != 0.0 ? tb_fro(p->prec, scratch, n, m, n) : 0.0;
+    const double c0 = tb_reads_c(p) ? tb_fro(p->prec, scratch, n, m, n) : 0.0;
     tb_problem g = *p;
     g.C = scratch;
     g.ldc = n;

@@ -1,7 +1,7 @@
 /* src/core/dispatch.c - one intercepted call, top to bottom: its arguments
  * read at the width of the BLAS behind its name (routines.c), legality (an
  * illegal call is forwarded, so the real BLAS reports it), normalisation to
- * a row-major problem, the decision (policy.c), the run on the GPU or the
+ * a row-major problem (routines.c), the decision (policy.c), the run on the GPU or the
  * CPU BLAS, the CPU completion after a GPU failure, and accounting. It also
  * holds the entry points' fast path and the exit gate. It decides nothing
  * itself. */
@@ -10,30 +10,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-void tb_normalise(const tb_call *c, tb_problem *p)
-{
-    int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
-    p->k = c->k;
-    p->alpha = c->alpha;
-    p->beta = c->beta;
-    p->C = c->C;
-    p->ldc = (size_t)c->ldc;
-    p->prec = c->prec;
-    if (c->layout == TB_ROW_MAJOR) {
-        p->m = c->m; p->n = c->n;
-        p->A = c->A; p->lda = (size_t)c->lda; p->transa = ta;
-        p->B = c->B; p->ldb = (size_t)c->ldb; p->transb = tb;
-    } else {
-        /* Column-major C (m x n, ldc) is row-major C^T (n x m, ldc), and
-         * C^T = op(B)^T op(A)^T: swap the operands and the sizes. A
-         * column-major X read row-major is X^T, so the transposes carry over
-         * unchanged. */
-        p->m = c->n; p->n = c->m;
-        p->A = c->B; p->lda = (size_t)c->ldb; p->transa = tb;
-        p->B = c->A; p->ldb = (size_t)c->lda; p->transb = ta;
-    }
-}
 
 /* ---- The exit gate ---------------------------------------------------------
  *

@@ -2,8 +2,9 @@
  * symbol, routine, precision, family, interface and integer width; each
  * shape of arguments' reading and legality check, numbered as the
  * reference BLAS numbers its arguments; what decision lines and statistics
- * say of a call (its options, its flops); which calls have a GPU path.
- * Calls nothing: every stage may use it. */
+ * say of a call (its options, its flops); which calls have a GPU path; a
+ * gemm call as the row-major product the GPU and CPU paths run
+ * (tb_normalise). Calls nothing: every stage may use it. */
 #include "tb_internal.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +44,7 @@ const char *tb_routine_name(tb_routine r)
 
 int tb_entry_on_gpu(const tb_entry *e)
 {
-    return e->routine == TB_R_gemm && (e->prec == TB_SINGLE || e->prec == TB_DOUBLE);
+    return e->routine == TB_R_gemm && !tb_prec_complex(e->prec);
 }
 
 /* ---- Each routine's shape of arguments (blas.def's TB_KIND) ----
@@ -382,4 +383,40 @@ uint64_t tb_call_flops(const tb_call *c)
     const uint64_t per = (shape == TB_SH_syrk || shape == TB_SH_trmm ? 1u : 2u) *
                          (tb_prec_complex(c->prec) ? 4u : 1u);
     return per * (uint64_t)c->m * (uint64_t)c->n * (uint64_t)c->k;
+}
+
+/* ---- The call as a row-major product (gemm) ---- */
+
+/* A CBLAS transpose as the problem's 0 (N), 1 (T) or 2 (C: conjugate
+ * transpose, for the complex types; a real type's C is its T). */
+static int tb_trans_code(int t, tb_prec prec)
+{
+    return t == TB_NO_TRANS ? 0 : t == TB_CONJ_TRANS && tb_prec_complex(prec) ? 2 : 1;
+}
+
+void tb_normalise(const tb_call *c, tb_problem *p)
+{
+    int ta = tb_trans_code(c->transa, c->prec), tb = tb_trans_code(c->transb, c->prec);
+    p->k = c->k;
+    p->alpha = c->alpha;
+    p->beta = c->beta;
+    p->alpha_im = c->alpha_im;
+    p->beta_im = c->beta_im;
+    p->C = c->C;
+    p->ldc = (size_t)c->ldc;
+    p->prec = c->prec;
+    if (c->layout == TB_ROW_MAJOR) {
+        p->m = c->m; p->n = c->n;
+        p->A = c->A; p->lda = (size_t)c->lda; p->transa = ta;
+        p->B = c->B; p->ldb = (size_t)c->ldb; p->transb = tb;
+    } else {
+        /* Column-major C (m x n, ldc) is row-major C^T (n x m, ldc), and
+         * C^T = op(B)^T op(A)^T: swap the operands and the sizes. A
+         * column-major X read row-major is X^T, so the transposes carry over
+         * unchanged (op(B) = B^H gives op(B)^T = conj(B), the conjugate
+         * transpose of B read row-major). */
+        p->m = c->n; p->n = c->m;
+        p->A = c->B; p->lda = (size_t)c->ldb; p->transa = tb;
+        p->B = c->A; p->ldb = (size_t)c->lda; p->transb = ta;
+    }
 }

@@ -163,28 +163,33 @@ static const char *tb_parse_path(const char *var, const char *def)
     return v;
 }
 
-/* TILEDBLAS_SCOPE: a comma-separated list of single, double, cblas,
- * fortran, rowmajor, colmajor, nn, nt, tn, tt or all. A group with no word
+/* TILEDBLAS_SCOPE: a comma-separated list of single, double, complex,
+ * zcomplex, cblas, fortran, rowmajor, colmajor, nn, nt, tn, tt (a
+ * conjugate transpose counts as t) or all. A group with no word
  * named stays open: "rowmajor,nn" lets row-major NN calls of either
  * precision and interface go to the GPU. */
 static unsigned tb_parse_scope(const char *var)
 {
     static const struct { const char *word; unsigned bit; } words[] = {
-        {"single", TB_SCOPE_SINGLE}, {"double", TB_SCOPE_DOUBLE}, {"cblas", TB_SCOPE_CBLAS}, {"fortran", TB_SCOPE_FORTRAN},
+        {"single", TB_SCOPE_SINGLE}, {"double", TB_SCOPE_DOUBLE}, {"complex", TB_SCOPE_COMPLEX},
+        {"zcomplex", TB_SCOPE_ZCOMPLEX}, {"cblas", TB_SCOPE_CBLAS}, {"fortran", TB_SCOPE_FORTRAN},
         {"rowmajor", TB_SCOPE_ROW}, {"colmajor", TB_SCOPE_COL},
         {"nn", TB_SCOPE_NN}, {"nt", TB_SCOPE_NT}, {"tn", TB_SCOPE_TN}, {"tt", TB_SCOPE_TT},
         {"all", TB_SCOPE_ALL},
     };
-    static const unsigned groups[] = {TB_SCOPE_SINGLE | TB_SCOPE_DOUBLE,
+    static const unsigned groups[] = {TB_SCOPE_SINGLE | TB_SCOPE_DOUBLE | TB_SCOPE_COMPLEX |
+                                          TB_SCOPE_ZCOMPLEX,
                                       TB_SCOPE_CBLAS | TB_SCOPE_FORTRAN,
                                       TB_SCOPE_ROW | TB_SCOPE_COL,
                                       TB_SCOPE_NN | TB_SCOPE_NT | TB_SCOPE_TN | TB_SCOPE_TT};
+    static const char *const words_text =
+        "a list of single,double,complex,zcomplex,cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all";
     const char *v = tb_env(var);
     if (!v)
         return TB_SCOPE_ALL;
     char buf[128];
     if (strlen(v) >= sizeof buf) {
-        tb_bad(var, v, "a list of single,double,cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
+        tb_bad(var, v, words_text);
         return TB_SCOPE_ALL;
     }
     snprintf(buf, sizeof buf, "%s", v);
@@ -195,7 +200,7 @@ static unsigned tb_parse_scope(const char *var)
             if (strcasecmp(w, words[i].word) == 0)
                 bit = words[i].bit;
         if (!bit) {
-            tb_bad(var, v, "a list of single,double,cblas,fortran,rowmajor,colmajor,nn,nt,tn,tt,all");
+            tb_bad(var, v, words_text);
             return TB_SCOPE_ALL;
         }
         named |= bit;

@@ -17,9 +17,9 @@
 
 #define TB_HIDDEN __attribute__((visibility("hidden")))
 
-/* The element type of a call. Single and double are the values of the
- * kernels' tb_dtype (kernels/tb_kernels.h); complex calls have no GPU
- * path yet and never reach the GPU side, the policy or verify. */
+/* The element type of a call: the values of the kernels' tb_dtype
+ * (kernels/tb_kernels.h), complex ones two floats or two doubles, re then
+ * im. */
 typedef enum { TB_SINGLE = 0, TB_DOUBLE = 1, TB_COMPLEX = 2, TB_ZCOMPLEX = 3 } tb_prec;
 enum { TB_PREC_COUNT = 4 };
 /* Bytes of one element: 4, 8, 8, 16. */
@@ -34,6 +34,12 @@ static inline const char *tb_prec_name(tb_prec t)
                                                                                     : "single";
 }
 static inline int tb_prec_complex(tb_prec t) { return t == TB_COMPLEX || t == TB_ZCOMPLEX; }
+/* The type of a complex type's parts (single or double); t itself for a
+ * real one. */
+static inline tb_prec tb_prec_real(tb_prec t)
+{
+    return t == TB_DOUBLE || t == TB_ZCOMPLEX ? TB_DOUBLE : TB_SINGLE;
+}
 
 /* CBLAS enumerations, by value, so that no BLAS header is needed. */
 enum { TB_ROW_MAJOR = 101, TB_COL_MAJOR = 102 };
@@ -122,7 +128,8 @@ enum {
     TB_SCOPE_NN = 1u << 4, TB_SCOPE_NT = 1u << 5,                  /* op(A)op(B) */
     TB_SCOPE_TN = 1u << 6, TB_SCOPE_TT = 1u << 7,
     TB_SCOPE_SINGLE = 1u << 8, TB_SCOPE_DOUBLE = 1u << 9,        /* precision */
-    TB_SCOPE_ALL = 0x3ffu
+    TB_SCOPE_COMPLEX = 1u << 10, TB_SCOPE_ZCOMPLEX = 1u << 11,
+    TB_SCOPE_ALL = 0xfffu
 };
 
 /* The settings, parsed on first use (thread-safe); never NULL. */
@@ -281,13 +288,29 @@ TB_HIDDEN char tb_routine_arg(tb_routine r, int j);
  * C m x n; a column-major call becomes C^T = op(B)^T op(A)^T, no copies. */
 typedef struct tb_problem {
     int m, n, k;
-    int transa, transb;        /* 0 / 1 */
-    double alpha, beta;
+    int transa, transb;        /* 0 N, 1 T, 2 C (conjugate transpose; complex) */
+    double alpha, beta;        /* real parts                                 */
     const void *A; size_t lda; /* strides in elements of prec */
     const void *B; size_t ldb;
     void *C; size_t ldc;
     tb_prec prec;
+    double alpha_im, beta_im;  /* imaginary parts (0 for the real types)     */
 } tb_problem;
+
+/* Whether p reads A and B (k > 0, alpha != 0) and C (beta != 0); its
+ * floating-point operations (2 m n k, four times as many complex). */
+static inline int tb_reads_ab(const tb_problem *p)
+{
+    return p->k > 0 && (p->alpha != 0.0 || p->alpha_im != 0.0);
+}
+static inline int tb_reads_c(const tb_problem *p)
+{
+    return p->beta != 0.0 || p->beta_im != 0.0;
+}
+static inline double tb_problem_flops(const tb_problem *p)
+{
+    return (tb_prec_complex(p->prec) ? 8.0 : 2.0) * p->m * p->n * p->k;
+}
 
 /* Element (i, j) of a row-major matrix of p's type with stride ld: the
  * address arithmetic every part of the host path shares. */

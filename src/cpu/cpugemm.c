@@ -1,6 +1,7 @@
 /* src/cpu/cpugemm.c - the built-in CPU GEMM, for when no CPU BLAS can be found:
  * a cache-blocked, single-threaded product on a row-major tb_problem of
- * either real precision, and a caller's call of any routine checked and
+ * either real precision (complex ones element by element), and a caller's
+ * call of any routine checked and
  * reported as the BLAS would (xerbla's words on stderr, C untouched). Of
  * the library it uses only routines.c's reading of calls, and it never
  * decides where a call goes; realblas.c uses it when no BLAS is there.
@@ -125,10 +126,67 @@ static void tb_cpu_gemm_unpacked(const tb_problem *p)
         }
 }
 
+/* Complex part `im` (0 re, 1 im) of element (i, j) of a row-major complex
+ * matrix, as a double. */
+static double tb_part(const tb_problem *p, const void *X, size_t ld, size_t i, size_t j, int im)
+{
+    const size_t at = 2 * (i * ld + j) + (size_t)im;
+    return p->prec == TB_ZCOMPLEX ? ((const double *)X)[at] : ((const float *)X)[at];
+}
+
+/* op(X)(r, c) of a complex operand stored with stride ld (trans 2:
+ * conjugated), into re and im. */
+static void tb_op_cx(const tb_problem *p, const void *X, size_t ld, int trans, size_t r, size_t c,
+                     double *re, double *im)
+{
+    const size_t i = trans ? c : r, j = trans ? r : c;
+    *re = tb_part(p, X, ld, i, j, 0);
+    *im = trans == 2 ? -tb_part(p, X, ld, i, j, 1) : tb_part(p, X, ld, i, j, 1);
+}
+
+/* A complex product, one element at a time with sums in double: A and B
+ * are read only when alpha and k are not 0, C only when beta is not 0. */
+static void tb_cpu_gemm_complex(const tb_problem *p)
+{
+    const int ab = tb_reads_ab(p), rc = tb_reads_c(p);
+    for (size_t i = 0; i < (size_t)p->m; i++)
+        for (size_t j = 0; j < (size_t)p->n; j++) {
+            double vr = 0.0, vi = 0.0;
+            if (ab) {
+                double sr = 0.0, si = 0.0, ar, ai, br, bi;
+                for (size_t l = 0; l < (size_t)p->k; l++) {
+                    tb_op_cx(p, p->A, p->lda, p->transa, i, l, &ar, &ai);
+                    tb_op_cx(p, p->B, p->ldb, p->transb, l, j, &br, &bi);
+                    sr += ar * br - ai * bi;
+                    si += ar * bi + ai * br;
+                }
+                vr = p->alpha * sr - p->alpha_im * si;
+                vi = p->alpha * si + p->alpha_im * sr;
+            }
+            if (rc) {
+                const double cr = tb_part(p, p->C, p->ldc, i, j, 0), ci = tb_part(p, p->C, p->ldc, i, j, 1);
+                vr += p->beta * cr - p->beta_im * ci;
+                vi += p->beta * ci + p->beta_im * cr;
+            }
+            const size_t at = 2 * (i * p->ldc + j);
+            if (p->prec == TB_ZCOMPLEX) {
+                ((double *)p->C)[at] = vr;
+                ((double *)p->C)[at + 1] = vi;
+            } else {
+                ((float *)p->C)[at] = (float)vr;
+                ((float *)p->C)[at + 1] = (float)vi;
+            }
+        }
+}
+
 void tb_cpu_gemm(const tb_problem *p)
 {
     if (p->m <= 0 || p->n <= 0)
         return;
+    if (tb_prec_complex(p->prec)) {
+        tb_cpu_gemm_complex(p);
+        return;
+    }
     if (p->alpha == 0.0 || p->k <= 0) {
         tb_scale_c(p);
         return;
@@ -221,26 +279,8 @@ int tb_cpu_gemm_check(const tb_call *c, tb_problem *p)
         tb_xerbla(c, arg);
         return -1;
     }
-    if (c->entry->routine != TB_R_gemm || tb_prec_complex(c->prec))
+    if (c->entry->routine != TB_R_gemm)
         return 1;
-    /* Row-major as it is; column-major C (m x n) is row-major C^T (n x m),
-     * C^T = op(B)^T op(A)^T: the operands and sizes swap, the transposes
-     * carry over. */
-    const int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
-    const int row = c->layout == TB_ROW_MAJOR;
-    p->m = row ? c->m : c->n;
-    p->n = row ? c->n : c->m;
-    p->k = c->k;
-    p->transa = row ? ta : tb;
-    p->transb = row ? tb : ta;
-    p->alpha = c->alpha;
-    p->beta = c->beta;
-    p->A = row ? c->A : c->B;
-    p->lda = (size_t)(row ? c->lda : c->ldb);
-    p->B = row ? c->B : c->A;
-    p->ldb = (size_t)(row ? c->ldb : c->lda);
-    p->C = c->C;
-    p->ldc = (size_t)c->ldc;
-    p->prec = c->prec;
+    tb_normalise(c, p);
     return 0;
 }

@@ -351,40 +351,53 @@ static void tb_forward_fortran(void *fn, const tb_call *c)
     }
 }
 
-/* The problems of the GPU path (real GEMM), run on a real xgemm of either
- * interface: CBLAS row-major with the integers as 64-bit slots (right for
- * LP64 and ILP64 alike), Fortran column-major (C^T = op(B)^T op(A)^T) with
- * integers of the name's width. */
-#define TB_PROBLEM_gemm(x, T)                                                                 \
-    static void tb_problem_##x##gemm(void *fn, tb_api api, int w, const tb_problem *p)        \
-    {                                                                                         \
-        const T alpha = (T)p->alpha, beta = (T)p->beta;                                       \
-        if (api == TB_API_CBLAS) {                                                            \
-            ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, T, const T *, tb_iarg,       \
-                       const T *, tb_iarg, T, T *, tb_iarg))fn)(                              \
-                TB_ROW_MAJOR, p->transa ? TB_TRANS : TB_NO_TRANS,                             \
-                p->transb ? TB_TRANS : TB_NO_TRANS, p->m, p->n, p->k, alpha, p->A,            \
-                (tb_iarg)p->lda, p->B, (tb_iarg)p->ldb, beta, p->C, (tb_iarg)p->ldc);         \
-            return;                                                                           \
-        }                                                                                     \
-        const char *fa = p->transa ? "T" : "N", *fb = p->transb ? "T" : "N";                  \
-        int64_t v64[6] = {p->n, p->m, p->k, (int64_t)p->ldb, (int64_t)p->lda, (int64_t)p->ldc}; \
-        int32_t v32[6];                                                                       \
-        for (int j = 0; j < 6; j++)                                                           \
-            v32[j] = (int32_t)v64[j];                                                         \
-        const void *v[6];                                                                     \
-        for (int j = 0; j < 6; j++)                                                           \
-            v[j] = w == 8 ? (const void *)&v64[j] : (const void *)&v32[j];                    \
-        ((void (*)(const char *, const char *, const void *, const void *, const void *,      \
-                   const T *, const void *, const void *, const void *, const void *,         \
-                   const T *, void *, const void *, size_t, size_t))fn)(                      \
-            fb, fa, v[0], v[1], v[2], &alpha, p->B, v[3], p->A, v[4], &beta, p->C, v[5], 1,   \
-            1);                                                                               \
+/* The problems of the GPU path (gemm), run on an xgemm of their precision
+ * of either interface: CBLAS row-major with the integers as 64-bit slots
+ * (right for LP64 and ILP64 alike), Fortran column-major (C^T = op(B)^T
+ * op(A)^T) with integers of the name's width. Scalars as the interface
+ * takes them: CBLAS's real ones by value, every other by pointer. */
+static void tb_problem_gemm(void *fn, tb_api api, int w, const tb_problem *p)
+{
+    union { float f[2]; double d[2]; } al, be;
+    const int dbl = tb_prec_real(p->prec) == TB_DOUBLE;
+    if (dbl) {
+        al.d[0] = p->alpha, al.d[1] = p->alpha_im, be.d[0] = p->beta, be.d[1] = p->beta_im;
+    } else {
+        al.f[0] = (float)p->alpha, al.f[1] = (float)p->alpha_im;
+        be.f[0] = (float)p->beta, be.f[1] = (float)p->beta_im;
     }
-TB_PROBLEM_gemm(s, float)
-TB_PROBLEM_gemm(d, double)
-static void (*const tb_problem_fn[])(void *, tb_api, int, const tb_problem *) = {
-    [TB_SINGLE] = tb_problem_sgemm, [TB_DOUBLE] = tb_problem_dgemm};
+    if (api == TB_API_CBLAS) {
+        static const int ops[] = {TB_NO_TRANS, TB_TRANS, TB_CONJ_TRANS};
+        const int ta = ops[p->transa], tb = ops[p->transb];
+        const tb_iarg m = p->m, n = p->n, k = p->k;
+        const tb_iarg lda = (tb_iarg)p->lda, ldb = (tb_iarg)p->ldb, ldc = (tb_iarg)p->ldc;
+        if (tb_prec_complex(p->prec))
+            ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, tb_ptr, tb_ptr, tb_iarg, tb_ptr,
+                       tb_iarg, tb_ptr, void *, tb_iarg))fn)(TB_ROW_MAJOR, ta, tb, m, n, k, &al,
+                                                            p->A, lda, p->B, ldb, &be, p->C, ldc);
+        else if (dbl)
+            ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, double, tb_ptr, tb_iarg, tb_ptr,
+                       tb_iarg, double, void *, tb_iarg))fn)(TB_ROW_MAJOR, ta, tb, m, n, k, al.d[0],
+                                                            p->A, lda, p->B, ldb, be.d[0], p->C, ldc);
+        else
+            ((void (*)(int, int, int, tb_iarg, tb_iarg, tb_iarg, float, tb_ptr, tb_iarg, tb_ptr,
+                       tb_iarg, float, void *, tb_iarg))fn)(TB_ROW_MAJOR, ta, tb, m, n, k, al.f[0],
+                                                           p->A, lda, p->B, ldb, be.f[0], p->C, ldc);
+        return;
+    }
+    static const char *const ops[] = {"N", "T", "C"};
+    int64_t v64[6] = {p->n, p->m, p->k, (int64_t)p->ldb, (int64_t)p->lda, (int64_t)p->ldc};
+    int32_t v32[6];
+    const void *v[6];
+    for (int j = 0; j < 6; j++) {
+        v32[j] = (int32_t)v64[j];
+        v[j] = w == 8 ? (const void *)&v64[j] : (const void *)&v32[j];
+    }
+    ((void (*)(const char *, const char *, const void *, const void *, const void *, tb_ptr,
+               tb_ptr, const void *, tb_ptr, const void *, tb_ptr, void *, const void *, size_t,
+               size_t))fn)(ops[p->transb], ops[p->transa], v[0], v[1], v[2], &al, p->B, v[3], p->A,
+                           v[4], &be, p->C, v[5], 1, 1);
+}
 
 static void tb_forward_to(void *fn, const tb_call *c)
 {
@@ -405,7 +418,7 @@ static void tb_run_problem(const tb_problem *p, const tb_entry *e)
             const tb_entry *x = &tb_entries[i];
             if (x->routine == TB_R_gemm && x->prec == p->prec && x->api == (tb_api)api &&
                 tb_real[i] && tb_width[i]) {
-                tb_problem_fn[p->prec](tb_real[i], (tb_api)api, tb_width[i], p);
+                tb_problem_gemm(tb_real[i], (tb_api)api, tb_width[i], p);
                 return;
             }
         }
@@ -415,9 +428,9 @@ static void tb_run_problem(const tb_problem *p, const tb_entry *e)
 
 /* The caller's own entry point is missing: the call is checked as the BLAS
  * would check it (an illegal one is reported in the BLAS's words, its
- * output left as it is) and a real GEMM runs on another name of the
- * routine or the built-in GEMM. The built-in path has nothing else: a legal
- * call of another routine or a complex type is not run, and says so once. */
+ * output left as it is) and a GEMM runs on another name of the routine or
+ * the built-in GEMM. The built-in path has nothing else: a legal call of
+ * another routine is not run, and says so once. */
 static void tb_forward_elsewhere(const tb_call *c)
 {
     tb_problem p;
@@ -432,7 +445,7 @@ static void tb_forward_elsewhere(const tb_call *c)
         tb_run_problem(&p, c->entry);
     } else if (r > 0) {
         tb_no_blas(c->entry);
-        tb_warn_once(TB_ONCE_NOT_BUILTIN, "%s: the built-in CPU path computes only real GEMM; "
+        tb_warn_once(TB_ONCE_NOT_BUILTIN, "%s: the built-in CPU path computes only GEMM; "
                      "this call and any like it are not run", c->entry->symbol);
     }
 }

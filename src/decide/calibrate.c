@@ -64,7 +64,7 @@ static int tb_calibrate_measure_gpu(tb_rates *r, const char **why);
 static tb_problem tb_prob(int m, int n, int k, float beta, const float *A, const float *B,
                           float *C)
 {
-    tb_problem p = {m, n, k, 0, 0, 1.0, beta, A, (size_t)k, B, (size_t)n, C, (size_t)n, TB_SINGLE};
+    tb_problem p = {m, n, k, 0, 0, 1.0, beta, A, (size_t)k, B, (size_t)n, C, (size_t)n, TB_SINGLE, 0.0, 0.0};
     return p;
 }
 
@@ -334,8 +334,8 @@ static int tb_measure_double(tb_rates *r)
         }
         memset(C, 0, sizeof(double) * M * N);
         const tb_problem big = {M, N, K, 0, 0, 1.0, 0.0, A, (size_t)K, B, (size_t)N, C, (size_t)N,
-                                TB_DOUBLE};
-        const tb_problem core = {60, 60, 60, 0, 0, 1.0, 0.0, A, 60, B, 60, C, 60, TB_DOUBLE};
+                                TB_DOUBLE, 0.0, 0.0};
+        const tb_problem core = {60, 60, 60, 0, 0, 1.0, 0.0, A, 60, B, 60, C, 60, TB_DOUBLE, 0.0, 0.0};
         const double t_big = tb_time(&big, 3, 0), t_core = tb_time(&core, 21, 0);
         TB_KEEP(r, dp_cpu_flops, 2.0 * M * N * K / fmax(t_big - r->cpu_fixed_s, 0.5 * t_big));
         TB_KEEP(r, dp_cpu_core_flops, 2.0 * 60 * 60 * 60 / t_core);

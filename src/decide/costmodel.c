@@ -105,20 +105,23 @@ void tb_predict(const tb_problem *p, double *cpu_s, double *gpu_s)
 
 void tb_predict_with(const tb_rates *r, const tb_problem *p, double *cpu_s, double *gpu_s)
 {
-    double m = p->m, n = p->n, k = p->k, flop = 2.0 * m * n * k, e = (double)tb_prec_size(p->prec);
-    const int dp = p->prec == TB_DOUBLE;
+    /* A complex product runs at its part type's rates (on the GPU one real
+     * product of m x 2n x 2k, complex_00_realify.cu; OpenBLAS's complex
+     * kernels at about its real ones') for its 8 m n k real flops. */
+    double m = p->m, n = p->n, k = p->k, flop = tb_problem_flops(p), e = (double)tb_prec_size(p->prec);
+    const int dp = tb_prec_real(p->prec) == TB_DOUBLE, cx = tb_prec_complex(p->prec);
     const double gpu_flops = dp ? r->dp_gpu_flops : r->gpu_flops;
     const double cpu_flops = dp ? r->dp_cpu_flops : r->cpu_flops;
     const double cpu_core_flops = dp ? r->dp_cpu_core_flops : r->cpu_core_flops;
-    int reads_ab = p->k > 0 && p->alpha != 0.0;
+    int reads_ab = tb_reads_ab(p);
     double b_in = reads_ab ? e * k * n : 0.0;
-    double a_in = (reads_ab ? e * m * k : 0.0) + (p->beta != 0.0 ? e * m * n : 0.0);
+    double a_in = (reads_ab ? e * m * k : 0.0) + (tb_reads_c(p) ? e * m * n : 0.0);
     double c_out = e * m * n;
     tb_plan pl;
     tb_plan_make(p, 0, &pl);
     double panels = tb_plan_panels(p, &pl);
     double stream = a_in / r->h2d_bps + c_out / r->d2h_bps, compute = flop / gpu_flops;
-    if (panels == 1.0 && tb_kernel_small_for((tb_dtype)p->prec, p->m, p->n, p->k))
+    if (panels == 1.0 && tb_kernel_small_for((tb_dtype)tb_prec_real(p->prec), p->m, p->n << cx, p->k << cx))
         compute = tb_small_kernel_s(dp, flop);
     double tail = c_out / panels / r->d2h_bps;
     double body = panels > 1.0 ? (stream > compute + tail ? stream : compute + tail) : stream + compute;
@@ -172,7 +175,7 @@ tb_problem tb_grid_shape(int i, int j, int l, const void *A, const void *B, void
 {
     const int m = 32 << i, n = 32 << j, k = 1 << 2 * l;
     return (tb_problem){m, n, k, 0, 0, 1.0, 0.0, A, (size_t)k, B, (size_t)n, C, (size_t)n,
-                        TB_SINGLE};
+                        TB_SINGLE, 0.0, 0.0};
 }
 
 /* No shape keeps a time above that of a shape larger in one dimension: a

@@ -102,16 +102,17 @@ static unsigned tb_ilog2(int x)
     return l;
 }
 
-/* A class key is 1 + 19 bits: log2 of m, n and k in the low 15
- * (TB_CLASS_MNK), then the transposes, beta != 0 and the precision. */
+/* A class key is 1 + 20 bits: log2 of m, n and k in the low 15
+ * (TB_CLASS_MNK), then the transposes, beta != 0 and the precision (2
+ * bits). */
 #define TB_CLASS_MNK 0x7fffu
-#define TB_CLASS_KEYS (1u << 19)
+#define TB_CLASS_KEYS (1u << 20)
 
 unsigned tb_policy_class(const tb_problem *p)
 {
     return 1u + (tb_ilog2(p->m) | tb_ilog2(p->n) << 5 | tb_ilog2(p->k) << 10 |
                  (unsigned)(p->transa != 0) << 15 | (unsigned)(p->transb != 0) << 16 |
-                 (unsigned)(p->beta != 0.0) << 17 | (unsigned)(p->prec == TB_DOUBLE) << 18);
+                 (unsigned)tb_reads_c(p) << 17 | (unsigned)p->prec << 18);
 }
 
 /* The slot of key, or a free one for it (create), or NULL. Lock held. */
@@ -524,7 +525,9 @@ void tb_policy_save(void)
  * tile loads, so by default all of them may. */
 static int tb_in_scope(const tb_call *c, unsigned scope)
 {
-    unsigned prec = c->prec == TB_DOUBLE ? TB_SCOPE_DOUBLE : TB_SCOPE_SINGLE;
+    static const unsigned precs[TB_PREC_COUNT] = {TB_SCOPE_SINGLE, TB_SCOPE_DOUBLE,
+                                                  TB_SCOPE_COMPLEX, TB_SCOPE_ZCOMPLEX};
+    unsigned prec = precs[c->prec];
     unsigned api = c->api == TB_API_CBLAS ? TB_SCOPE_CBLAS : TB_SCOPE_FORTRAN;
     unsigned layout = c->layout == TB_ROW_MAJOR ? TB_SCOPE_ROW : TB_SCOPE_COL;
     int ta = c->transa != TB_NO_TRANS, tb = c->transb != TB_NO_TRANS;
@@ -620,7 +623,8 @@ tb_decision tb_decide(const tb_call *c, const tb_problem *p)
     const tb_settings *s = tb_settings_get();
     if (s->mode == TB_MODE_CPU)
         return tb_cpu(TB_WHY_MODE_CPU);
-    if (c->m == 0 || c->n == 0 || ((c->alpha == 0.0 || c->k == 0) && c->beta == 1.0))
+    if (c->m == 0 || c->n == 0 || ((c->k == 0 || (c->alpha == 0.0 && c->alpha_im == 0.0)) &&
+                                   c->beta == 1.0 && c->beta_im == 0.0))
         return tb_cpu(TB_WHY_NO_OP);
     if (!tb_in_scope(c, s->scope))
         return tb_cpu(TB_WHY_SCOPE);

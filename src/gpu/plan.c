@@ -26,7 +26,7 @@ size_t tb_plan_bytes(const tb_problem *p, const tb_plan *pl)
 int tb_plan_make(const tb_problem *p, size_t budget, tb_plan *pl)
 {
     const size_t m = (size_t)p->m, n = (size_t)p->n;
-    const double work = (double)p->m * p->n * p->k;
+    const double work = tb_problem_flops(p) / 2.0;   /* m n k, four times it complex */
     const size_t panels = work < TB_PLAN_ONE_PIECE ? 1 : work < TB_PLAN_EIGHT ? 4 : 8;
     size_t mp = panels == 1 ? m : tb_round_up((m + panels - 1) / panels, 128);
     pl->mp = mp > m ? m : mp;
@@ -61,7 +61,7 @@ int tb_plan_panels(const tb_problem *p, const tb_plan *pl)
  * device's fixed costs and in the thread that runs it than it saves. */
 int tb_plan_split(const tb_problem *p, int ndev, const double *speed, tb_split *sp)
 {
-    const double work = (double)p->m * p->n * p->k;
+    const double work = tb_problem_flops(p) / 2.0;   /* m n k, four times it complex */
     const int by_rows = p->m >= p->n, dim = by_rows ? p->m : p->n;
     int parts = ndev < TB_MAX_DEVICES ? ndev : TB_MAX_DEVICES;
     if (work / TB_PLAN_EIGHT < parts)

@@ -95,7 +95,7 @@ static tb_stage tb_parts_run(const tb_problem *p, const tb_split *sp, const int 
     tb_stage failed = TB_STAGE_NONE;
     for (int i = 0; i < sp->parts; i++) {
         if (x[i].failed == TB_STAGE_NONE) {
-            tb_gpu_note_speed(x[i].slot, 2.0 * x[i].p.m * x[i].p.n * x[i].p.k / x[i].seconds);
+            tb_gpu_note_speed(x[i].slot, tb_problem_flops(&x[i].p) / x[i].seconds);
             continue;
         }
         if (failed == TB_STAGE_NONE)
