@@ -244,12 +244,15 @@ static int tb_dir_of(const char *path, char *dir, size_t len)
 
 /* 1 when dir is a directory owned by the effective user that neither group
  * nor others may write: no one else can plant or swap a file in it. When it
- * is not, one line at verbose 2 says why the cache is not used. */
+ * is not (but for one that does not exist yet), one line at verbose 2 says
+ * why the cache is not used. */
 static int tb_cache_dir_trusted(const char *dir)
 {
     static int said;
     struct stat st;
     const char *why = NULL;
+    if (stat(dir, &st) != 0 && errno == ENOENT)
+        return 0;      /* nothing there yet to read: nothing to say (a write makes it first) */
     if (stat(dir, &st) != 0)
         why = strerror(errno);
     else if (!S_ISDIR(st.st_mode))

@@ -309,11 +309,9 @@ int tb_program_load(tb_program_run runs[TB_RUNS_KEPT])
     int lines = 0;
     if (tb_program_path(path, sizeof path, 0) != 0 || !(me = tb_program_me()))
         return 0;
-    const int n = tb_programs_read(path, me, runs, &lines);
-    if (lines >= 0)
-        tb_log(2, "program %s: %d run%s on record in %s (%d program%s)", me, n, n == 1 ? "" : "s",
-               path, lines, lines == 1 ? "" : "s");
-    return n;
+    /* What was found shows in the statistics and the trace (start_why):
+     * verbose 2 prints decision lines alone. */
+    return tb_programs_read(path, me, runs, &lines);
 }
 
 int tb_program_save(const tb_program_run *run)
