@@ -1,12 +1,14 @@
 /* tool/cmd_bench.c - `tiledblas bench`: for each size, OpenBLAS alone
  * (dlopen'ed), the shim end to end (cblas_sgemm, or cblas_dgemm with
- * --double, through libtiledblas, auto mode), the kernel alone on device
- * buffers (CUDA events) and cuBLAS (dlopen at run time, never linked):
- * median and range of the times,
- * GFLOP/s, ratio to OpenBLAS ("noise" where the ranges overlap) and the
- * error against a float64 reference (long double for double). One code
- * path for both precisions: tb_prec_ops holds what differs. Table on
- * stdout, progress on stderr.
+ * --double, cblas_cgemm with --complex, cblas_zgemm with --zcomplex, through
+ * libtiledblas, auto mode), the kernel alone on device buffers (CUDA events;
+ * its entry point looked up at run time: the library may not export the
+ * complex ones) and cuBLAS (dlopen at run time, never linked): median and
+ * range of the times, GFLOP/s (8 m n k flops for a complex product), ratio
+ * to OpenBLAS ("noise" where the ranges overlap) and the error against a
+ * float64 reference (long double for the others; a complex one's over the
+ * real and imaginary parts alike). One code path for the four precisions:
+ * tb_prec_ops holds what differs. Table on stdout, progress on stderr.
  * Writes only the --csv and --plot files named; a CSV made just for --plot
  * lives in a private temporary directory, removed at the end. */
 #define _GNU_SOURCE
@@ -32,54 +34,89 @@ void cblas_sgemm(int, int, int, int, int, int, float, const float *, int,
                  const float *, int, float, float *, int);
 void cblas_dgemm(int, int, int, int, int, int, double, const double *, int,
                  const double *, int, double, double *, int);
+void cblas_cgemm(int, int, int, int, int, int, const void *, const void *, int,
+                 const void *, int, const void *, void *, int);
+void cblas_zgemm(int, int, int, int, int, int, const void *, const void *, int,
+                 const void *, int, const void *, void *, int);
 typedef void (*tb_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                             const float *, int, float, float *, int);
 typedef void (*tb_dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
                             const double *, int, double, double *, int);
+/* Complex: every scalar by pointer, two parts each. */
+typedef void (*tb_cgemm_fn)(int, int, int, int, int, int, const void *, const void *, int,
+                            const void *, int, const void *, void *, int);
+typedef int (*tb_sdev_fn)(char, char, int, int, int, float, const float *, int, const float *,
+                          int, float, float *, int, void *);
+typedef int (*tb_ddev_fn)(char, char, int, int, int, double, const double *, int,
+                          const double *, int, double, double *, int, void *);
+typedef int (*tb_cdev_fn)(char, char, int, int, int, const void *, const void *, int,
+                          const void *, int, const void *, void *, int, void *);
 typedef int (*tb_cublas_create_fn)(void **);
-typedef int (*tb_cublas_destroy_fn)(void *);
-typedef int (*tb_cublas_sgemm_fn)(void *, int, int, int, int, int, const float *,
-                                  const float *, int, const float *, int,
-                                  const float *, float *, int);
-typedef int (*tb_cublas_dgemm_fn)(void *, int, int, int, int, int, const double *,
-                                  const double *, int, const double *, int,
-                                  const double *, double *, int);
+/* cuBLAS takes alpha and beta by pointer in every precision. */
+typedef int (*tb_cublas_gemm_fn)(void *, int, int, int, int, int, const void *, const void *,
+                                 int, const void *, int, const void *, void *, int);
 
-/* What differs between the precisions, chosen once by --double; the calls
- * go through tb_host_gemm and tb_device_gemm, which pick the signature. */
+/* What differs between the precisions, chosen once by --double, --complex
+ * or --zcomplex; the calls go through tb_host_gemm and tb_device_gemm,
+ * which pick the signature. */
 typedef struct tb_prec_ops {
-    int dbl;
+    int dbl;                       /* its parts are doubles             */
+    int cx;                        /* complex: two parts an element     */
     size_t es;                     /* bytes an element                  */
     const char *name, *routine;    /* "single", "sgemm"                 */
     const char *cblas, *cublas;    /* symbols looked up at run time     */
+    const char *device;            /* the library's device entry point  */
     void *shim;                    /* the shim's cblas_xgemm            */
 } tb_prec_ops;
-static const tb_prec_ops tb_single_ops = {0, sizeof(float), "single", "sgemm", "cblas_sgemm",
-                                          "cublasSgemm_v2", (void *)cblas_sgemm};
-static const tb_prec_ops tb_double_ops = {1, sizeof(double), "double", "dgemm", "cblas_dgemm",
-                                          "cublasDgemm_v2", (void *)cblas_dgemm};
+static const tb_prec_ops tb_precs[4] = {
+    {0, 0, sizeof(float), "single", "sgemm", "cblas_sgemm", "cublasSgemm_v2",
+     "tiledblas_sgemm_device", (void *)cblas_sgemm},
+    {1, 0, sizeof(double), "double", "dgemm", "cblas_dgemm", "cublasDgemm_v2",
+     "tiledblas_dgemm_device", (void *)cblas_dgemm},
+    {0, 1, 2 * sizeof(float), "complex", "cgemm", "cblas_cgemm", "cublasCgemm_v2",
+     "tiledblas_cgemm_device", (void *)cblas_cgemm},
+    {1, 1, 2 * sizeof(double), "zcomplex", "zgemm", "cblas_zgemm", "cublasZgemm_v2",
+     "tiledblas_zgemm_device", (void *)cblas_zgemm},
+};
+
+/* A scalar of o's type with real part re (imaginary part 0), for the calls
+ * that take it by pointer. */
+typedef union { float f[2]; double d[2]; } tb_scalar;
+static tb_scalar tb_scalar_of(const tb_prec_ops *o, double re)
+{
+    tb_scalar v;
+    if (o->dbl)
+        v.d[0] = re, v.d[1] = 0.0;
+    else
+        v.f[0] = (float)re, v.f[1] = 0.0f;
+    return v;
+}
 
 static const char tb_bench_usage[] =
-    "usage: tiledblas bench [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double]\n"
-    "                       [--csv FILE] [--plot FILE.png|FILE.svg] [--check-all]\n"
+    "usage: tiledblas bench [--sizes LIST] [--shapes MxNxK,...] [--reps N]\n"
+    "                       [--double | --complex | --zcomplex] [--csv FILE]\n"
+    "                       [--plot FILE.png|FILE.svg] [--check-all]\n"
     "For each size (square n x n x n; default 256,512,1024,2048) and shape,\n"
     "C = A*B (row-major, alpha 1, beta 0) in single precision (sgemm), or in\n"
-    "double (dgemm) with --double, with:\n"
-    "  openblas  libopenblas.so.0's cblas_sgemm / cblas_dgemm alone (its core\n"
-    "            is printed)\n"
-    "  shim      cblas_sgemm / cblas_dgemm through libtiledblas,\n"
+    "double (dgemm) with --double, single complex (cgemm) with --complex,\n"
+    "double complex (zgemm) with --zcomplex, with:\n"
+    "  openblas  libopenblas.so.0's cblas_sgemm (_dgemm, _cgemm, _zgemm) alone\n"
+    "            (its core is printed)\n"
+    "  shim      cblas_sgemm (_dgemm, _cgemm, _zgemm) through libtiledblas,\n"
     "            TILEDBLAS_MODE=auto, host arrays in and out (what a preloaded\n"
     "            program sees)\n"
-    "  kernel    tiledblas_sgemm_device / tiledblas_dgemm_device on device\n"
-    "            buffers, CUDA events\n"
-    "  cublas    cublasSgemm (fp32) / cublasDgemm (fp64), loaded at run time\n"
-    "            when present\n"
+    "  kernel    tiledblas_sgemm_device (_dgemm_, _cgemm_, _zgemm_) on device\n"
+    "            buffers, CUDA events; n/a where the library has no such entry\n"
+    "  cublas    cublasSgemm (Dgemm, Cgemm, Zgemm), loaded at run time when\n"
+    "            present\n"
     "Each: the median and the range (fastest-slowest) of --reps runs (default\n"
-    "5) after one warm-up; GFLOP/s; the ratio of OpenBLAS's median to the\n"
-    "series' median, marked \"noise\" where the two ranges overlap (the\n"
-    "difference is inside the run-to-run spread); the max\n"
-    "and average abs error against a float64 reference, long double with\n"
-    "--double (only up to 2048^3 multiply-adds, a quarter of that in double,\n"
+    "5) after one warm-up; GFLOP/s (2 m n k flops, 8 m n k for a complex\n"
+    "product); the ratio of OpenBLAS's median to the series' median, marked\n"
+    "\"noise\" where the two ranges overlap (the difference is inside the\n"
+    "run-to-run spread); the max and average abs error against a float64\n"
+    "reference in single precision, long double in the others (a complex\n"
+    "result's over its real and imaginary parts alike; only up to 2048^3\n"
+    "multiply-adds, a quarter of that in double, a sixteenth in complex,\n"
     "unless --check-all: it is slow). --csv writes\n"
     "series,size,gflops,m,n,k,median_s,max_abs,avg_abs,prec,min_s,max_s;\n"
     "--plot draws GFLOP/s against size with gnuplot. Without a GPU the kernel\n"
@@ -145,17 +182,19 @@ static int tb_parse_list(const char *s, int shapes, tb_shape *out, int *n, int m
     return rc;
 }
 
-/* Element i of an array of o's precision. */
+/* Part i of an array of o's precision (element i of a real one; of a
+ * complex one, element i / 2's real or imaginary part). */
 static inline long double tb_elem(const tb_prec_ops *o, const void *X, size_t i)
 {
     return o->dbl ? ((const double *)X)[i] : ((const float *)X)[i];
 }
 
-/* C against the reference. */
+/* C against the reference, part by part (mn elements). */
 static void tb_errors(const tb_prec_ops *o, const void *C, const long double *ref, size_t mn,
                       tb_result *r)
 {
     double mx = 0.0, sum = 0.0;
+    mn <<= o->cx;
     for (size_t i = 0; i < mn; i++) {
         double d = (double)fabsl(tb_elem(o, C, i) - ref[i]);
         if (isnan(d)) d = INFINITY;
@@ -171,7 +210,10 @@ static void tb_errors(const tb_prec_ops *o, const void *C, const long double *re
 static void tb_host_gemm(const tb_prec_ops *o, void *f, const tb_shape *s, const void *A,
                          const void *B, void *C)
 {
-    if (o->dbl)
+    if (o->cx) {
+        const tb_scalar one = tb_scalar_of(o, 1.0), zero = tb_scalar_of(o, 0.0);
+        ((tb_cgemm_fn)f)(101, 111, 111, s->m, s->n, s->k, &one, A, s->k, B, s->n, &zero, C, s->n);
+    } else if (o->dbl)
         ((tb_dgemm_fn)f)(101, 111, 111, s->m, s->n, s->k, 1.0, A, s->k, B, s->n, 0.0, C, s->n);
     else
         ((tb_sgemm_fn)f)(101, 111, 111, s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f, C, s->n);
@@ -195,9 +237,10 @@ static void tb_time_host(const tb_prec_ops *o, void *f, const tb_shape *s, const
 typedef struct tb_gpu {
     int present;
     char why[160];
-    void *gemm;               /* cublasSgemm_v2 or cublasDgemm_v2 */
+    void *device;             /* the library's tiledblas_xgemm_device, if it has it */
+    void *gemm;               /* cublasSgemm_v2 (Dgemm, Cgemm, Zgemm) */
     void *handle;             /* cublasHandle_t */
-    char cublas_why[160];
+    char device_why[160], cublas_why[160];
 } tb_gpu;
 
 /* C = A B on device buffers, row-major: the kernel alone or cuBLAS (row-major
@@ -205,19 +248,18 @@ typedef struct tb_gpu {
 static int tb_device_gemm(const tb_prec_ops *o, int which, const tb_gpu *g, const tb_shape *s,
                           const void *A, const void *B, void *C)
 {
-    const double done = 1.0, dzero = 0.0;
-    const float fone = 1.0f, fzero = 0.0f;
-    if (which == TB_KERNEL && o->dbl)
-        return tiledblas_dgemm_device('N', 'N', s->m, s->n, s->k, 1.0, A, s->k, B, s->n, 0.0, C,
-                                      s->n, NULL);
-    if (which == TB_KERNEL)
-        return tiledblas_sgemm_device('N', 'N', s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f,
-                                      C, s->n, NULL);
+    const tb_scalar one = tb_scalar_of(o, 1.0), zero = tb_scalar_of(o, 0.0);
+    if (which == TB_CUBLAS)
+        return ((tb_cublas_gemm_fn)g->gemm)(g->handle, 0, 0, s->n, s->m, s->k, &one, B, s->n, A,
+                                            s->k, &zero, C, s->n);
+    if (o->cx)
+        return ((tb_cdev_fn)g->device)('N', 'N', s->m, s->n, s->k, &one, A, s->k, B, s->n,
+                                       &zero, C, s->n, NULL);
     if (o->dbl)
-        return ((tb_cublas_dgemm_fn)g->gemm)(g->handle, 0, 0, s->n, s->m, s->k, &done, B, s->n,
-                                             A, s->k, &dzero, C, s->n);
-    return ((tb_cublas_sgemm_fn)g->gemm)(g->handle, 0, 0, s->n, s->m, s->k, &fone, B, s->n, A,
-                                         s->k, &fzero, C, s->n);
+        return ((tb_ddev_fn)g->device)('N', 'N', s->m, s->n, s->k, 1.0, A, s->k, B, s->n, 0.0,
+                                       C, s->n, NULL);
+    return ((tb_sdev_fn)g->device)('N', 'N', s->m, s->n, s->k, 1.0f, A, s->k, B, s->n, 0.0f, C,
+                                   s->n, NULL);
 }
 
 /* Times the kernel alone or cuBLAS on device buffers; C comes back to host. */
@@ -259,10 +301,16 @@ out:
     free(t);
 }
 
-/* The GPU, and cuBLAS's gemm of o's precision. */
+/* The GPU, the library's device entry point and cuBLAS's gemm of o's
+ * precision. */
 static void tb_gpu_open(const tb_prec_ops *o, tb_gpu *g)
 {
     int count = 0;
+    /* The libtiledblas this command is linked to; it may lack the complex
+     * device entry points. */
+    g->device = dlsym(RTLD_DEFAULT, o->device);
+    if (!g->device)
+        snprintf(g->device_why, sizeof g->device_why, "n/a (no %s in libtiledblas)", o->device);
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         snprintf(g->why, sizeof g->why, "%s", tb_no_gpu_text(e, count));
@@ -321,8 +369,8 @@ typedef struct tb_bench {
     long reps;
     const char *csv, *plot;
     char tmpdir[4096], tmpcsv[4200];  /* the CSV made for --plot alone */
-    const tb_prec_ops *ops;           /* single, or double with --double */
-    void *openblas;                   /* its cblas_sgemm or cblas_dgemm  */
+    const tb_prec_ops *ops;           /* single, or --double, --complex, --zcomplex */
+    void *openblas;                   /* its cblas_sgemm (_dgemm, ...)    */
     tb_gpu gpu;
     int ran[TB_NSERIES];              /* rows measured, by series         */
     int noise;                        /* ratios called noise              */
@@ -352,7 +400,11 @@ static int tb_bench_parse(int argc, char **argv, tb_bench *b, int *done)
         } else if (!strcmp(a, "--check-all")) {
             b->check_all = 1;
         } else if (!strcmp(a, "--double")) {
-            b->ops = &tb_double_ops;
+            b->ops = &tb_precs[1];
+        } else if (!strcmp(a, "--complex")) {
+            b->ops = &tb_precs[2];
+        } else if (!strcmp(a, "--zcomplex")) {
+            b->ops = &tb_precs[3];
         } else {
             return tb_tool_usage_error("bench", "%s '%.200s'", v || a[0] != '-' ? "unexpected argument"
                                        : "missing value for", a);
@@ -439,25 +491,41 @@ static void tb_bench_cleanup(tb_bench *b)
         rmdir(b->tmpdir);
 }
 
-/* Multiply-adds up to which a reference is computed without --check-all
- * (a quarter of it in double). */
+/* Multiply-adds up to which a reference is computed without --check-all,
+ * divided by tb_ref_cost. */
 #define TB_REF_LIMIT (2048.0 * 2048.0 * 2048.0)
 
-/* The reference of C = A B (NULL when out of memory): single precision's
- * summed in double (fp32 products are exact there and the loop vectorises),
- * double's in long double (64-bit mantissa on x86-64, beyond double's own
- * rounding; about 4x slower). */
+/* How much slower o's reference is than single precision's, per
+ * multiply-add of o's: 4 in long double, 4 more for a complex one (four
+ * real products). */
+static int tb_ref_cost(const tb_prec_ops *o)
+{
+    return (o->dbl || o->cx ? 4 : 1) * (o->cx ? 4 : 1);
+}
+
+/* The reference of C = A B, part by part (NULL when out of memory): single
+ * precision's summed in double (fp32 products are exact there and the loop
+ * vectorises), the others in long double (64-bit mantissa on x86-64, beyond
+ * double's own rounding; about 4x slower). */
 static long double *tb_bench_reference(const tb_prec_ops *o, const tb_shape *s, const void *A,
                                        const void *B)
 {
-    size_t sc = (size_t)s->m * s->n;
-    long double *ref = calloc(sc, sizeof *ref);
+    const size_t sc = (size_t)s->m * s->n;
+    long double *ref = calloc(sc << o->cx, sizeof *ref);
     double *row = calloc((size_t)s->n, sizeof *row);
     for (int i = 0; ref && row && i < s->m; i++) {
-        long double *out = ref + (size_t)i * s->n;
+        long double *out = ref + ((size_t)i * s->n << o->cx);
         for (int p = 0; p < s->k; p++) {
             const size_t ia = (size_t)i * s->k + p, ib = (size_t)p * s->n;
-            if (o->dbl) {
+            if (o->cx) {
+                const long double ar = tb_elem(o, A, 2 * ia), ai = tb_elem(o, A, 2 * ia + 1);
+                for (int j = 0; j < s->n; j++) {
+                    const long double br = tb_elem(o, B, 2 * (ib + j)),
+                                      bi = tb_elem(o, B, 2 * (ib + j) + 1);
+                    out[2 * j] += ar * br - ai * bi;
+                    out[2 * j + 1] += ar * bi + ai * br;
+                }
+            } else if (o->dbl) {
                 const long double a = ((const double *)A)[ia];
                 const double *b = (const double *)B + ib;
                 for (int j = 0; j < s->n; j++)
@@ -469,7 +537,7 @@ static long double *tb_bench_reference(const tb_prec_ops *o, const tb_shape *s, 
                     row[j] += a * b[j];
             }
         }
-        for (int j = 0; !o->dbl && j < s->n; j++) {
+        for (int j = 0; !o->dbl && !o->cx && j < s->n; j++) {
             out[j] = row[j];
             row[j] = 0.0;
         }
@@ -478,10 +546,11 @@ static long double *tb_bench_reference(const tb_prec_ops *o, const tb_shape *s, 
     return ref;
 }
 
-/* n uniform values in [-1, 1) of o's precision (doubles with a full
- * mantissa). */
+/* n elements of o's precision, each part uniform in [-1, 1) (doubles with
+ * a full mantissa). */
 static void tb_fill(const tb_prec_ops *o, void *X, size_t n, uint64_t *seed)
 {
+    n <<= o->cx;
     for (size_t i = 0; i < n; i++) {
         double u = (double)(tb_rng(seed) >> 11) * 0x1p-53;
         if (o->dbl)
@@ -508,10 +577,10 @@ static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped
     }
     tb_fill(o, A, sa, &seed);
     tb_fill(o, B, sb, &seed);
-    double flops = 2.0 * s->m * s->n * s->k;
-    if (b->check_all || (double)s->m * s->n * s->k <= TB_REF_LIMIT / (o->dbl ? 4.0 : 1.0)) {
+    double flops = (o->cx ? 8.0 : 2.0) * s->m * s->n * s->k;
+    if (b->check_all || (double)s->m * s->n * s->k <= TB_REF_LIMIT / tb_ref_cost(o)) {
         fprintf(stderr, "tiledblas: bench: %dx%dx%d %s reference...\n", s->m, s->n, s->k,
-                o->dbl ? "long-double" : "float64");
+                o->dbl || o->cx ? "long-double" : "float64");
         ref = tb_bench_reference(o, s, A, B);
     } else {
         *skipped_ref = 1;
@@ -525,6 +594,8 @@ static int tb_bench_shape(tb_bench *b, const tb_shape *s, FILE *cf, int *skipped
             r[x].why = "n/a (no libopenblas.so.0)";
         else if (x >= TB_KERNEL && !b->gpu.present)
             r[x].why = "n/a (no GPU)";
+        else if (x == TB_KERNEL && !b->gpu.device)
+            r[x].why = b->gpu.device_why;
         else if (x == TB_CUBLAS && !b->gpu.gemm)
             r[x].why = b->gpu.cublas_why;
         if (r[x].why)
@@ -595,7 +666,7 @@ int tb_cmd_bench(int argc, char **argv)
     static tb_bench b;
     memset(&b, 0, sizeof b);
     b.reps = 5;
-    b.ops = &tb_single_ops;
+    b.ops = &tb_precs[0];
     int done = 0, rc = tb_bench_parse(argc, argv, &b, &done);
     if (rc || done)
         return rc;
@@ -618,9 +689,13 @@ int tb_cmd_bench(int argc, char **argv)
     int skipped_ref = 0;
     for (int si = 0; si < b.nshapes && rc == 0; si++)
         rc = tb_bench_shape(&b, &b.shapes[si], cf, &skipped_ref) != 0;
-    if (skipped_ref)
+    if (skipped_ref) {
+        char lim[48] = "2048^3";
+        if (tb_ref_cost(b.ops) > 1)
+            snprintf(lim, sizeof lim, "2048^3 / %d (long double)", tb_ref_cost(b.ops));
         printf("(no reference above %s multiply-adds: it would take minutes; "
-               "--check-all asks for it)\n", b.ops->dbl ? "2048^3 / 4 (long double)" : "2048^3");
+               "--check-all asks for it)\n", lim);
+    }
     if (b.reps < 2)
         printf("(one run each: no range, so no ratio can be told from noise; --reps 5 or more)\n");
     else if (b.noise)

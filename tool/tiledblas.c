@@ -36,9 +36,10 @@ static const char tb_usage[] =
     "         run CMD on the CPU BLAS and in auto mode, alternating, then in verify\n"
     "         mode; compare\n"
     "  info   the library, the CPU BLAS it forwards to, the GPU, the kernels, the settings\n"
-    "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double] [--csv F]\n"
-    "         [--plot F.png|F.svg] [--check-all]\n"
-    "         OpenBLAS, the shim, the kernel alone and cuBLAS, side by side (sgemm, or dgemm)\n"
+    "  bench  [--sizes LIST] [--shapes MxNxK,...] [--reps N] [--double | --complex | --zcomplex]\n"
+    "         [--csv F] [--plot F.png|F.svg] [--check-all]\n"
+    "         OpenBLAS, the shim, the kernel alone and cuBLAS, side by side (sgemm, or\n"
+    "         dgemm, cgemm, zgemm)\n"
     "  calibrate\n"
     "         measure this machine's rates for the GPU/CPU decision and cache them\n"
 #ifdef TB_HAVE_ANIMATE

@@ -237,6 +237,49 @@ bench-help)
     say "proves: 'tiledblas bench --help' answers (status 0) and names its columns"
     "$TB_TOOL" bench --help >out 2>err || fail "exit status $?"
     grep -q "usage: tiledblas bench" out && grep -q "cublas" out && grep -q -- "--csv" out || fail "help text incomplete"
+    grep -q -- "--complex" out && grep -q -- "--zcomplex" out || fail "help text lacks --complex or --zcomplex"
+    pass ;;
+bench-complex)
+    say "proves: 'tiledblas bench --complex' and '--zcomplex' (cgemm, zgemm) run at"
+    say "64 and 100 on the CPU, count 8 m n k flops, check OpenBLAS's and the shim's"
+    say "results against a long-double reference over real and imaginary parts with"
+    say "max abs errors within bench-csv's fp32 bound (1e-3) scaled by the part's"
+    say "epsilon and by 2 (a complex part sums 2k products); the kernel row reads n/a"
+    say "without a GPU or without the library's complex device entry point"
+    for p in complex zcomplex; do
+        "$TB_TOOL" bench --$p --sizes 64,100 --reps 3 --csv "$W/$p.csv" >out 2>err || fail "--$p: exit status $?"
+        r=$(echo $p | cut -c1)gemm
+        grep -q "^precision: $p (cblas_$r" out || fail "--$p: no 'precision: $p (cblas_$r' line"
+        grep -q "^tiledblas: bench: 64x64x64 long-double reference\.\.\." err || fail "--$p: no long-double reference"
+        if grep -q "^GPU: none" out; then
+            grep -q "kernel *n/a (no GPU)" out || fail "--$p: kernel row not n/a (no GPU)"
+        elif ! nm -D "$TB_LIB" | grep -q " T tiledblas_${r}_device$"; then
+            grep -q "kernel *n/a (no tiledblas_${r}_device in libtiledblas)" out || fail "--$p: kernel row not n/a without the entry point"
+        fi
+        "$TB_PY" - "$W/$p.csv" "$p" <<'PY' || fail "--$p: CSV wrong"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+col = {name: i for i, name in enumerate(rows[0])}
+prec = sys.argv[2]
+# bench-csv's fp32 bound, scaled by the part's epsilon (2^-23 or 2^-52) and
+# by 2 for the 2k products a complex part sums.
+bound = 2 * 1e-3 * (1.0 if prec == "complex" else 2.0 ** -29)
+got = set()
+for r in rows[1:]:
+    v = {name: r[i] for name, i in col.items()}
+    got.add((v["series"], int(v["size"])))
+    assert v["prec"] == prec, r
+    m, n, k = int(v["m"]), int(v["n"]), int(v["k"])
+    flops = float(v["gflops"]) * 1e9 * float(v["median_s"])
+    assert abs(flops / (8.0 * m * n * k) - 1) < 0.01, ("not 8 m n k flops", flops, r)
+    assert float(v["max_abs"]) < bound and float(v["avg_abs"]) <= float(v["max_abs"]), (bound, r)
+for s in ("openblas", "shim"):
+    for n in (64, 100):
+        assert (s, n) in got, (s, n, got)
+print(prec, len(rows) - 1, "rows, max abs err",
+      max(float(r[col["max_abs"]]) for r in rows[1:]), "< bound", bound)
+PY
+    done
     pass ;;
 bench-csv)
     say "proves: a tiny 'tiledblas bench --sizes 64,128 --reps 3 --csv F' runs on the"
