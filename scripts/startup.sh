@@ -1,21 +1,16 @@
 #!/bin/bash
 # scripts/startup.sh - what the preload costs a short program: whole-process
 # times of bench_startup (fill arrays, CALLS products of n^3, exit), OpenBLAS
-# alone against the preload on the program's first run with this machine's
-# rates cached (no record of the program), its second run (the first run's
-# record and learned calls in the cache, as a user's next run finds them),
-# and on a machine's first run (an empty cache directory), alternating, the
-# median of the rounds. A program "A>B" runs A first and B second (a program
-# whose second run is short: it changed its input); its OpenBLAS column
-# shows A's time and B's, each run's ratio is against its own program. The
-# preloaded runs' checksums must agree with OpenBLAS's to the precision's
-# rounding (a GPU sums in another order).
+# alone against the preload with this machine's rates cached and on a
+# machine's first run (an empty cache directory), the three alternating,
+# median of the rounds. The preloaded runs' checksums must agree with
+# OpenBLAS's to the precision's rounding (a GPU sums in another order).
 # Usage: scripts/startup.sh LIBTILEDBLAS BENCH_STARTUP [--rounds R]
-#          [--programs NxCALLS[:double][>NxCALLS[:double]],...]
-#   default programs: 2048x3, 1024x10, 2048x30, 8192x1, 2048x30>2048x3
+#          [--programs NxCALLS[:double],...]
+#   default programs: 2048x3, 1024x10, 2048x30, 8192x1 (single precision)
 set -u
 lib=$1 bin=$2; shift 2
-rounds=5 programs='2048x3,1024x10,2048x30,8192x1,2048x30>2048x3'
+rounds=5 programs=2048x3,1024x10,2048x30,8192x1
 while [ $# -gt 0 ]; do
     case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -25,12 +20,11 @@ while [ $# -gt 0 ]; do
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cached=$tmp/cache
-# The rates as `tiledblas calibrate` (the tool built beside the library)
-# leaves them for a user; each first run starts from a copy of them alone.
+# The "cached" column reads this machine's rates as `tiledblas calibrate`
+# (the tool built beside the library) leaves them for a user.
 tool=$(dirname "$lib")/tiledblas
 TILEDBLAS_CACHE_DIR=$cached "$tool" calibrate >/dev/null ||
-    echo "startup.sh: no rates cached ($tool calibrate failed): the runs start without them" >&2
-mkdir -p "$cached"
+    echo "startup.sh: no rates cached ($tool calibrate failed): both columns start empty" >&2
 
 # Milliseconds of one whole process; its stdout in $tmp/out.
 run_ms() {
@@ -44,41 +38,23 @@ run_ms() {
 same() { awk -v a="${1##* }" -v b="$(awk '{print $NF}' "$tmp/out")" \
              'BEGIN {d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(d <= 1e-5 * m)}'; }
 median() { sort -n | awk '{v[NR] = $1} END {printf "%.1f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000}'; }
-# bench_startup's arguments for NxCALLS[:double].
-args_of() {
-    local spec=${1%%:*} prec=${1#"${1%%:*}"}
-    echo "${spec%x*} ${spec#*x}${prec:+ --double}"
-}
 
-printf "%-22s %16s %12s %8s %12s %8s %12s %8s\n" program "OpenBLAS ms" "1st run ms" ratio \
-    "2nd run ms" ratio "empty ms" ratio
+printf "%-16s %12s %14s %8s %14s %8s\n" program "OpenBLAS ms" "cached ms" ratio "first run ms" ratio
 for p in ${programs//,/ }; do
-    first=${p%%>*} second=${p#*>}
-    a1=$(args_of "$first") a2=$(args_of "$second")
-    : > "$tmp/o1"; : > "$tmp/o2"; : > "$tmp/r1"; : > "$tmp/r2"; : > "$tmp/e"
+    spec=${p%%:*} prec=${p#"$spec"}
+    n=${spec%x*} calls=${spec#*x}
+    opt=; [ "$prec" = :double ] && opt=--double
+    : > "$tmp/a"; : > "$tmp/b"; : > "$tmp/c"
     for r in $(seq "$rounds"); do
-        # shellcheck disable=SC2086
-        run_ms env -u LD_PRELOAD "$bin" $a1 >> "$tmp/o1"; want1=$(cat "$tmp/out")
-        if [ "$second" = "$first" ]; then
-            want2=$want1
-        else
-            run_ms env -u LD_PRELOAD "$bin" $a2 >> "$tmp/o2"; want2=$(cat "$tmp/out")
-        fi
-        rm -rf "$tmp/run" && mkdir -m 755 "$tmp/run"
-        cp "$cached"/rates-*.txt "$tmp/run/" 2>/dev/null
-        run_ms env TILEDBLAS_CACHE_DIR="$tmp/run" LD_PRELOAD="$lib" "$bin" $a1 >> "$tmp/r1"
-        same "$want1" || { echo "startup.sh: $p 1st run: $(cat "$tmp/out") against $want1" >&2; exit 1; }
-        run_ms env TILEDBLAS_CACHE_DIR="$tmp/run" LD_PRELOAD="$lib" "$bin" $a2 >> "$tmp/r2"
-        same "$want2" || { echo "startup.sh: $p 2nd run: $(cat "$tmp/out") against $want2" >&2; exit 1; }
+        run_ms env -u LD_PRELOAD "$bin" "$n" "$calls" $opt >> "$tmp/a"; want=$(cat "$tmp/out")
+        run_ms env TILEDBLAS_CACHE_DIR="$cached" LD_PRELOAD="$lib" "$bin" "$n" "$calls" $opt >> "$tmp/b"
+        same "$want" || { echo "startup.sh: $p cached: $(cat "$tmp/out") against $want" >&2; exit 1; }
         rm -rf "$tmp/empty"
-        run_ms env TILEDBLAS_CACHE_DIR="$tmp/empty" LD_PRELOAD="$lib" "$bin" $a1 >> "$tmp/e"
-        same "$want1" || { echo "startup.sh: $p empty cache: $(cat "$tmp/out") against $want1" >&2; exit 1; }
+        run_ms env TILEDBLAS_CACHE_DIR="$tmp/empty" LD_PRELOAD="$lib" "$bin" "$n" "$calls" $opt >> "$tmp/c"
+        same "$want" || { echo "startup.sh: $p first run: $(cat "$tmp/out") against $want" >&2; exit 1; }
     done
-    o1=$(median < "$tmp/o1") r1=$(median < "$tmp/r1") r2=$(median < "$tmp/r2") e=$(median < "$tmp/e")
-    o2=$o1 shown=$o1
-    if [ "$second" != "$first" ]; then o2=$(median < "$tmp/o2") shown="$o1/$o2"; fi
-    awk -v p="$p" -v s="$shown" -v o1="$o1" -v o2="$o2" -v r1="$r1" -v r2="$r2" -v e="$e" \
-        'BEGIN {printf "%-22s %16s %12s %7.2fx %12s %7.2fx %12s %7.2fx\n", p, s, r1, r1 / o1, r2, r2 / o2, e, e / o1}'
+    a=$(median < "$tmp/a") b=$(median < "$tmp/b") c=$(median < "$tmp/c")
+    awk -v p="${spec}${prec}" -v a="$a" -v b="$b" -v c="$c" \
+        'BEGIN {printf "%-16s %12s %14s %7.2fx %14s %7.2fx\n", p, a, b, b / a, c, c / a}'
 done
 echo "whole processes: fill, CALLS products of N^3, exit; median of $rounds rounds; ratio: preload / OpenBLAS alone (lower is better)"
-echo "1st run: rates cached, no record of the program; 2nd run: after the 1st (its record and learned calls); empty: nothing cached"

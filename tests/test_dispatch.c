@@ -461,6 +461,17 @@ static void test_partial_completion(tb_prec prec)
         }
 }
 
+/* Rent or buy: CUDA starts once the GPU's calls have spent on the CPU what
+ * a start costs, or for one call that alone would. */
+static void test_start_due(void)
+{
+    CHECK(!tb_start_due(0.0, 0.017), "one 2048^3 call (17 ms on the CPU) does not start the GPU");
+    CHECK(!tb_start_due(0.017 * 10, 0.017), "nor do eleven");
+    CHECK(tb_start_due(0.017 * 20, 0.017), "twenty-one do");
+    CHECK(tb_start_due(0.0, 1.0), "one 8192^3 call (1 s on the CPU) starts it at once");
+    CHECK(!tb_start_due(0.0, 0.0), "a call the GPU would not take never does");
+}
+
 /* Double calls: the same normalisation, their own shape classes and scope. */
 static void test_double(void)
 {
@@ -497,5 +508,6 @@ int main(void)
     test_partial_completion(TB_SINGLE);
     test_partial_completion(TB_DOUBLE);
     test_double();
+    test_start_due();
     return unit_summary("test_dispatch");
 }

@@ -210,31 +210,6 @@ static int tb_ends_with(const char *s, const char *suffix)
 
 static double tb_vd(uint64_t *p) { return tb_bits_to_double(tb_ld(p)); }
 
-/* How auto mode started CUDA in this run and why (start.c), once a call
- * the GPU would take settled it: the plan, then what the run did. */
-static void tb_report_start(tb_out *o, const char *P)
-{
-    const char *why, *plan = tb_start_plan(&why);
-    if (!plan)
-        return;
-    double wait, steps[4];
-    const tb_program_run r = tb_start_run(&wait);
-    const double ready = tb_gpu_start_steps(steps);
-    tb_put(o, "%sstart: %s (%s)\n", P, plan, why);
-    tb_put(o, "%sstart: this run had %.2f s of GPU work in %llu call%s; ", P, r.before_s + r.after_s,
-           (unsigned long long)r.calls, r.calls == 1 ? "" : "s");
-    if (r.start == TB_RUN_NOT_STARTED)
-        tb_put(o, "CUDA not started");
-    else
-        tb_put(o, "CUDA started after %.2f s of it", r.before_s);
-    if (ready > 0.0)
-        tb_put(o, ", ready in %.2f s (CUDA %.2f, pinned staging %.2f, kernels' code %.2f, "
-               "rates %.2f)", ready, steps[0], steps[1], steps[2], steps[3]);
-    if (wait >= 0.0)
-        tb_put(o, "; the exit waited %.3f s for the start", wait);
-    tb_put(o, "\n");
-}
-
 static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrows,
                            uint64_t calls, double elapsed)
 {
@@ -271,7 +246,6 @@ static void tb_report_text(tb_out *o, int with_table, int with_verdict, int nrow
             tb_put(o, "%swarning: %s\n", P, warn);
         tb_put(o, "%sGPU: %s\n", P, __atomic_load_n(&tb_gpu_captured, __ATOMIC_ACQUIRE) == 1
                ? tb_gpu_text : "not started (no call went past the CPU-only checks)");
-        tb_report_start(o, P);
     }
     if (!with_verdict)
         return;
@@ -322,19 +296,7 @@ static void tb_report_json(tb_out *o, int nrows, uint64_t calls, double elapsed)
     tb_put(o, ",\"cpu_blas_warning\":%s", text);
     tb_json_string(text, sizeof text, __atomic_load_n(&tb_gpu_captured, __ATOMIC_ACQUIRE) == 1
                    ? tb_gpu_text : "not started");
-    tb_put(o, ",\"gpu\":%s", text);
-    const char *why, *plan = tb_start_plan(&why);
-    if (plan) {
-        double wait, steps[4];
-        const tb_program_run r = tb_start_run(&wait);
-        tb_json_string(text, sizeof text, why);
-        tb_put(o, ",\"start\":\"%s\",\"start_why\":%s,\"gpu_work_s\":%.6f,\"gpu_work_calls\":%llu,"
-               "\"started\":%s,\"start_after_s\":%.6f,\"start_ready_s\":%.6f,\"exit_wait_s\":%.6f",
-               plan, text, r.before_s + r.after_s, (unsigned long long)r.calls,
-               r.start == TB_RUN_AHEAD ? "\"ahead\"" : r.start == TB_RUN_STARTED ? "\"yes\"" : "\"no\"",
-               r.before_s, tb_gpu_start_steps(steps), wait > 0.0 ? wait : 0.0);
-    }
-    tb_put(o, "}\n");
+    tb_put(o, ",\"gpu\":%s}\n", text);
     for (int i = 0; i < nrows; i++) {
         tb_row *w = &tb_rows[i];
         tb_json_string(text, sizeof text, w->reason);

@@ -244,20 +244,10 @@ void tb_trace_record(const tb_record *r)
            r->route == TB_ROUTE_GPU ? "gpu" : "cpu", reason, r->seconds);
     /* The first line written after auto mode's background start finished
      * carries how long the start took (start.c). */
-    static int start_said, plan_said;
-    double steps[4];
-    const double start_s = tb_gpu_start_steps(steps);
+    static int start_said;
+    const double start_s = tb_gpu_start_seconds();
     if (start_s > 0.0 && !__atomic_exchange_n(&start_said, 1, __ATOMIC_RELAXED))
-        tb_add(&l, ",\"gpu_start_s\":%.6f,\"gpu_start_steps_s\":[%.6f,%.6f,%.6f,%.6f]", start_s,
-               steps[0], steps[1], steps[2], steps[3]);
-    /* The first line written once the run's first call the GPU would take
-     * settled how it starts CUDA: how, and why. */
-    const char *plan_why, *plan = tb_start_plan(&plan_why);
-    if (plan && !__atomic_exchange_n(&plan_said, 1, __ATOMIC_RELAXED)) {
-        char why_json[256];
-        tb_json_string(why_json, sizeof why_json, plan_why);
-        tb_add(&l, ",\"start\":\"%s\",\"start_why\":%s", plan, why_json);
-    }
+        tb_add(&l, ",\"gpu_start_s\":%.6f", start_s);
     /* The cost model's prediction for each route, when it was consulted. */
     if (r->pred_cpu_s > 0.0 || r->pred_gpu_s > 0.0)
         tb_add(&l, ",\"pred_cpu_s\":%.9f,\"pred_gpu_s\":%.9f", r->pred_cpu_s, r->pred_gpu_s);

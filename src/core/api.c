@@ -185,7 +185,9 @@ TB_EXPORT int tiledblas_gpu_describe(char *buf, size_t len)
 TB_EXPORT int tiledblas_gpu_start(double timeout_s)
 {
     tb_reason why;
-    tb_gpu_poll_t st = tb_gpu_start_now(&why);
+    double left = 0.0;
+    /* A call "worth" a start makes it due at once. */
+    tb_gpu_poll_t st = tb_gpu_poll(&why, &left, 1e30);
     if (st == TB_GPU_POLL_STARTING && timeout_s > 0.0)
         st = tb_gpu_wait(timeout_s, &why);
     return st == TB_GPU_POLL_READY ? 1 : st == TB_GPU_POLL_NONE ? -1 : 0;
@@ -205,9 +207,7 @@ TB_EXPORT int tiledblas_calibrate(char *buf, size_t len)
     }
     const int rc = tb_calibrate_now(buf, len);
     /* The new rates are written over the ones in use, in place: what the
-     * shape classes measured against the old ones starts again, and so do
-     * the programs' records of their GPU work, estimated under the old. */
+     * shape classes measured against the old ones starts again. */
     tb_policy_forget();
-    tb_program_forget();
     return rc;
 }

@@ -46,7 +46,6 @@ static void tb_exit_atexit(void)
 {
     tb_exit_enter(TB_EXIT_BEGUN);
     tb_policy_save();   /* what the classes measured, for the next process */
-    tb_start_save();    /* what this run gave the GPU, for the program's next run */
 }
 
 /* A call counts itself in flight before it looks at the phase, and this

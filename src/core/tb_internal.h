@@ -535,61 +535,6 @@ TB_HIDDEN void tb_policy_save(void);
 TB_HIDDEN unsigned tb_policy_class(const tb_problem *p);
 
 
-/* ---- Functions in programs.c: what a program's last runs gave the GPU,
- * which the start rule reads (start.c) ---- */
-enum { TB_RUNS_KEPT = 3 };
-/* How a run's CUDA start went: not at all, started (rent or buy, or the
- * program asked), started ahead (at the first call the GPU would take). */
-enum { TB_RUN_NOT_STARTED = 0, TB_RUN_STARTED = 1, TB_RUN_AHEAD = 2 };
-/* One run: its start, its GPU work (what the calls the GPU would take cost
- * on the CPU, by the estimates) until the start, the call that started it
- * included (all of it when CUDA did not start), and from the start on, and
- * how many such calls it made. */
-typedef struct tb_program_run {
-    int start;
-    double before_s, after_s;
-    unsigned long long calls;
-} tb_program_run;
-/* A program's line of the record: its identity's hash (16 hex digits) and
- * its last runs, newest first. */
-typedef struct tb_program {
-    char id[17];
-    int nruns;
-    tb_program_run runs[TB_RUNS_KEPT];
-} tb_program;
-/* The start rule's memory (pure, for tests): 1 when runs[0..n) (newest
- * first) say this run should start CUDA ahead, at its first call the GPU
- * would take: most of them had GPU work of start_s or more (a start's
- * cost: rent or buy started CUDA in them, or would have), the newest
- * breaking a tie. why gets the words stats and trace print ("no record",
- * or the runs' GPU work). */
-TB_HIDDEN int tb_start_ahead(const tb_program_run *runs, int n, double start_s, char *why, size_t len);
-/* One line of the record (no newline): 0 and *p filled when every field
- * checks out, -1 otherwise. */
-TB_HIDDEN int tb_program_parse(const char *line, tb_program *p);
-/* The record's text: up to max programs from its whole lines (a line cut
- * short is not read; a program's first line stands); returns how many. */
-TB_HIDDEN int tb_programs_parse(const char *text, tb_program *out, int max);
-/* The record at path: the runs of program id (their number, 0 for none),
- * and in *lines the programs read (-1: the file cannot be read). */
-TB_HIDDEN int tb_programs_read(const char *path, const char *id, tb_program_run runs[TB_RUNS_KEPT],
-                               int *lines);
-/* Adds run to program id's line at path (its oldest falls off) and puts
- * that line first; at most 64 programs stay. 0 when written. */
-TB_HIDDEN int tb_programs_write(const char *path, const char *id, const tb_program_run *run);
-/* This process's program: the hash of the executable's resolved path,
- * device, inode, size and modification time, and the same of the file its
- * first argument names, if it names one (a script). 0 when found. */
-TB_HIDDEN int tb_program_id(char id[17]);
-/* This program's runs on record in the cache directory (none with
- * TILEDBLAS_LEARN=off, in secure execution or without a cache directory);
- * their number. */
-TB_HIDDEN int tb_program_load(tb_program_run runs[TB_RUNS_KEPT]);
-/* Adds this run to the record (under the same conditions); 0 when written. */
-TB_HIDDEN int tb_program_save(const tb_program_run *run);
-/* Removes the record (a calibration on demand). */
-TB_HIDDEN void tb_program_forget(void);
-
 /* ---- Functions in calibrate.c: the rates of this machine, cached ---- */
 /* Makes the rates final: this machine's cached rates, or the GPU's own
  * measured (the kernels and the per-call cost, about 0.1 s, disturbing no
@@ -614,7 +559,7 @@ TB_HIDDEN int tb_calibrate_now(char *report, size_t len);
 /* Where the rates in use came from, in words (never starts CUDA). */
 TB_HIDDEN void tb_calibration_describe(char *buf, size_t len);
 
-/* ---- Functions in cache.c: the cache's files (rates, learned, programs), key and I/O ---- */
+/* ---- Functions in cache.c: the cache's files (rates, learned), key and I/O ---- */
 /* The cache file for this machine (key: GPU, CPU, CPU BLAS, settings that
  * change speed, library version); the key text goes to key if not NULL. */
 TB_HIDDEN int tb_calibration_path(char *path, size_t len, char *key, size_t klen);
@@ -629,11 +574,6 @@ TB_HIDDEN void tb_rates_keep(tb_rates *r, size_t field, double v);
 /* The file beside the rates at rates_path where auto mode keeps what its
  * shape classes measured (policy.c): learned-HASH.txt for rates-HASH.txt. */
 TB_HIDDEN int tb_learned_path(const char *rates_path, char *path, size_t len);
-/* The file in the cache directory where programs' last runs are kept
- * (programs.c): programs.txt, beside the rates and the learned files. */
-TB_HIDDEN int tb_programs_path(char *path, size_t len);
-/* A 64-bit hash of a text (FNV-1a): what names the cache's files. */
-TB_HIDDEN uint64_t tb_cache_hash(const char *s);
 /* A cache file's text, at most len - 1 bytes and NUL-terminated, from a
  * regular file (no link) in a directory that only the effective user may
  * write; 0 on success. */
@@ -766,21 +706,10 @@ TB_HIDDEN void tb_complete_on_cpu(const tb_call *c, const tb_problem *p, const t
 
 /* ---- Functions in start.c: auto mode's start of the GPU path, in the
  * background (declared with gpu.c's below: tb_gpu_poll, tb_gpu_wait) ---- */
-/* Seconds the start thread took, once it has finished (0 before), and what
- * its steps took in steps[]: CUDA's start, pinned staging, the kernels'
- * code, the rates (0 for a step not run). */
-TB_HIDDEN double tb_gpu_start_steps(double steps[4]);
+/* Seconds the start thread took, once it has finished; 0 before. */
+TB_HIDDEN double tb_gpu_start_seconds(void);
 /* 1 while the start thread works. */
 TB_HIDDEN int tb_gpu_start_running(void);
-/* How this run starts CUDA, once its first call the GPU would take has
- * settled it: "ahead" or "rent-or-buy", and why in *why; NULL before. */
-TB_HIDDEN const char *tb_start_plan(const char **why);
-/* This run so far: its GPU work and calls (tb_program_run), and the seconds the
- * exit waited for a start under way (-1: it did not). */
-TB_HIDDEN tb_program_run tb_start_run(double *exit_wait_s);
-/* At exit: adds this run to its program's record (programs.c), if it made
- * a call the GPU would take and is the process that counted them. */
-TB_HIDDEN void tb_start_save(void);
 
 /* ---- Functions in gpu.c, pipeline.c (and staging.c, plan.c): the GPU path ---- */
 /* 1 when the GPU path may be tried (it starts CUDA on the first call and
@@ -788,9 +717,7 @@ TB_HIDDEN void tb_start_save(void);
  * (gpu.c). Forced and verify modes, the tool, calibration. */
 TB_HIDDEN int tb_gpu_available(tb_reason *why);
 /* Auto mode's view, never blocking, for a call that would take cpu_s on
- * the CPU were the GPU to take it (0 for a call the GPU would not take;
- * cpu_s counts as the run's GPU work, and the first such call settles how
- * the run starts, from its program's record: tb_start_plan):
+ * the CPU were the GPU to take it (0 for a call the GPU would not take):
  * TB_GPU_POLL_READY when the GPU path and the rates are ready;
  * TB_GPU_POLL_STARTING while the start thread runs, or before it is due
  * (tb_start_due; the poll that finds it due starts it), with *left the
@@ -799,13 +726,8 @@ TB_HIDDEN int tb_gpu_available(tb_reason *why);
 typedef enum { TB_GPU_POLL_READY, TB_GPU_POLL_STARTING, TB_GPU_POLL_NONE } tb_gpu_poll_t;
 TB_HIDDEN tb_gpu_poll_t tb_gpu_poll(tb_reason *why, double *left, double cpu_s);
 /* Rent or buy: 1 when a start is due, the GPU's calls having spent owed_s
- * on the CPU so far and this one (cpu_s > 0) about to spend cpu_s, with
- * budget_s what the run may spend before it starts CUDA (pure, for tests):
- * a start's cost, or 0 for a run that starts ahead. */
-TB_HIDDEN int tb_start_due(double owed_s, double cpu_s, double budget_s);
-/* Starts the GPU path now if it is untried (tiledblas_gpu_start), in the
- * background; then as tb_gpu_poll. */
-TB_HIDDEN tb_gpu_poll_t tb_gpu_start_now(tb_reason *why);
+ * on the CPU so far and this one about to spend cpu_s (pure, for tests). */
+TB_HIDDEN int tb_start_due(double owed_s, double cpu_s);
 /* Waits at most `limit` seconds for a start under way to end; then as
  * tb_gpu_poll. */
 TB_HIDDEN tb_gpu_poll_t tb_gpu_wait(double limit, tb_reason *why);

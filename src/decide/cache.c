@@ -1,8 +1,7 @@
 /* src/decide/cache.c - the cache: the rates file's format, where the files live
  * (the directory from settings.c, files named by a hash of the machine's
- * key: the rates, and what auto mode learned, whose text policy.c writes;
- * programs.txt, what programs' runs gave the GPU, whose text programs.c
- * writes) and reading and writing them safely. It measures nothing (calibrate.c does)
+ * key: the rates, and what auto mode learned, whose text policy.c writes)
+ * and reading and writing them safely. It measures nothing (calibrate.c does)
  * and trusts nothing it reads: every rate is range-checked, and a directory
  * another user could write into is not used at all. */
 #define _GNU_SOURCE
@@ -154,7 +153,7 @@ int tb_calibration_parse(const char *text, const char *key, tb_rates *out)
 
 /* ---- the key and the path ------------------------------------------------- */
 
-uint64_t tb_cache_hash(const char *s)
+static uint64_t tb_fnv1a(const char *s)
 {
     uint64_t h = 1469598103934665603ULL;
     for (; *s; s++)
@@ -206,7 +205,7 @@ int tb_calibration_path(char *path, size_t len, char *key, size_t klen)
     if (!s->cache_root)
         return -1;
     int n = snprintf(path, len, "%s/rates-%016llx.txt", s->cache_root,
-                     (unsigned long long)tb_cache_hash(k));
+                     (unsigned long long)tb_fnv1a(k));
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -217,15 +216,6 @@ int tb_learned_path(const char *rates_path, char *path, size_t len)
     if (strncmp(base, "rates-", 6) != 0)
         return -1;
     int n = snprintf(path, len, "%.*slearned-%s", (int)(base - rates_path), rates_path, base + 6);
-    return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-int tb_programs_path(char *path, size_t len)
-{
-    const char *root = tb_settings_get()->cache_root;
-    if (!root)
-        return -1;
-    int n = snprintf(path, len, "%s/programs.txt", root);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 

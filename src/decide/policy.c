@@ -591,14 +591,11 @@ static void tb_say_unavailable(tb_reason why, tb_mode mode)
 }
 
 /* Auto mode, a call the GPU may take: CUDA starts in the background once
- * such calls have spent on the CPU what a start costs, or at the first of
- * them when the program's last runs had that much GPU work (start.c), and
- * calls run on the CPU BLAS until the GPU and the rates are ready
- * (gpu-starting). One rule weighs waiting: a call whose CPU time exceeds
- * what is left of the start plus its own GPU time waits for the start
- * instead (one 8192^3 call: about 0.3 s to wait plus 30 ms against a
- * second on the CPU); a call that alone is worth a start makes it due at
- * once, so such a call starts CUDA and waits, in any run. */
+ * such calls have spent on the CPU what a start costs (start.c), and calls
+ * run on the CPU BLAS until the GPU and the rates are ready (gpu-starting).
+ * A call that the model puts on the GPU by more than what is left of the
+ * start waits for it instead (one 8192^3 call: about 0.3 s to wait plus 30
+ * ms against a second on the CPU). */
 static tb_decision tb_decide_auto(const tb_problem *p, tb_decision d)
 {
     tb_reason why;
