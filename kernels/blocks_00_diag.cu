@@ -8,9 +8,9 @@
  * Each is small next to the GEMMs around it (an nb x nb block, or nb^2 m
  * of a call's d^2 m flops). tri's threads read T's elements together (one
  * broadcast a warp) and, on the left, consecutive columns of B (coalesced);
- * on the right, each thread walks its own row. These kernels compile for
- * every target of the build; they have not yet run on a GPU (the CPU
- * engine's loops, which they mirror, are what unit.blocked tests). */
+ * on the right, each thread walks its own row. The CPU engine's loops,
+ * which they mirror, are what unit.blocked tests; the reference testers in
+ * forced-GPU mode test these. */
 #include "tb_blocks.h"
 #include "tb_kernel_args.cuh"
 
