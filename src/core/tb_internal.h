@@ -154,7 +154,8 @@ TB_HIDDEN void tb_log_settings_report(void);
 TB_HIDDEN void tb_warn_once(unsigned key, const char *fmt, ...) TB_PRINTF(2, 3);
 enum { TB_ONCE_NO_GPU = 0, TB_ONCE_NO_CPU_BLAS = 1, TB_ONCE_FORK = 2,
        TB_ONCE_DISABLED = 3, TB_ONCE_WIDE_NO_BLAS = 4,
-       TB_ONCE_NOT_BUILTIN = 5, TB_ONCE_STAGE = 8 /* + tb_stage */ };
+       TB_ONCE_NOT_BUILTIN = 5, TB_ONCE_NO_FORWARDED = 6,
+       TB_ONCE_STAGE = 8 /* + tb_stage */ };
 
 /* ---- The routines and the names they are called by (routines.c, from
  * the table in blas.def) ---- */
@@ -181,6 +182,11 @@ typedef enum {
 } tb_entry_id;
 #undef TB_E_ENUM_R
 #undef TB_E_ENUM_F
+
+/* The names only passed on (blas.def's TB_FORWARDED), as TB_FWD_<routine>. */
+#define TB_FWD_ENUM(r, T, n) TB_FWD_##r,
+typedef enum { TB_FORWARDED(TB_FWD_ENUM) TB_FWD_COUNT } tb_forwarded_id;
+#undef TB_FWD_ENUM
 
 /* One entry point: its symbol, the routine and precision it runs, its
  * family and interface, and the width of its integers (4, 8; 0: that of
@@ -779,6 +785,9 @@ TB_HIDDEN int tb_gpu_describe_if_started(char *buf, size_t len);
 TB_HIDDEN int tb_inside_real_blas(void);
 /* The real BLAS's symbol of the entry's own name, or NULL. */
 TB_HIDDEN void *tb_real_symbol(tb_entry_id id);
+/* The real BLAS's symbol behind a name only passed on (TB_FORWARDED), or
+ * NULL (said once). */
+TB_HIDDEN void *tb_real_forwarded(tb_forwarded_id id);
 /* The width of the integers an entry's names take: its family's, or for
  * the plain names that of the BLAS behind them (an ILP64 OpenBLAS under
  * the plain names: 8), found out once by asking that BLAS; 0 when it

@@ -4,8 +4,9 @@
  * library named by TILEDBLAS_CPU_BLAS; with neither, calls run on the
  * built-in CPU GEMM (cpugemm.c). Finds out the integer width of the plain
  * names by asking the BLAS behind them, and forwards calls untouched.
- * Resolved once, thread-safely; never links a BLAS and never returns one
- * of our own entry points. */
+ * Resolved once, thread-safely; never links a BLAS and never returns a
+ * symbol that may lead back to us: one of our own entry points, or one of
+ * a BLAS trampoline (libblastrampoline). */
 #define _GNU_SOURCE
 #include "tb_internal.h"
 #include <dlfcn.h>
@@ -20,6 +21,7 @@
  * width of the integers each takes (tb_real_width). */
 static void *tb_real[TB_ENTRY_COUNT];
 static int tb_width[TB_ENTRY_COUNT];
+static void *tb_real_fwd[TB_FWD_COUNT];   /* the names only passed on */
 static const char *tb_real_path = "none";
 static pthread_once_t tb_real_once = PTHREAD_ONCE_INIT;
 /* What became of TILEDBLAS_CPU_BLAS when the program loaded no BLAS: why it
@@ -76,18 +78,46 @@ static int tb_is_ours(void *sym)
     return (uintptr_t)sym >= tb_self_lo && (uintptr_t)sym < tb_self_hi;
 }
 
+/* The symbol every BLAS trampoline defines: an object that defines it
+ * computes nothing, and each of its BLAS names jumps to wherever it was
+ * last pointed. libblastrampoline (through which Julia calls BLAS) points
+ * its dgemm_64_ at our dgemm_64_ once BLAS.lbt_forward names us; taking
+ * its dgemm_64_ for the real one would call us back without end. What it
+ * forwarded to before is loaded in the process, and found here directly. */
+#define TB_TRAMPOLINE_MARK "lbt_forward"
+
+/* 1 when a call of sym may come back to us: it is ours, or it lies in an
+ * object that itself defines TB_TRAMPOLINE_MARK (not merely one that
+ * depends on such an object, as libraries built against
+ * libblastrampoline do). */
+static int tb_leads_back(void *sym)
+{
+    if (tb_is_ours(sym))
+        return 1;
+    Dl_info info, mark_info;
+    if (!dladdr(sym, &info) || !info.dli_fname || !*info.dli_fname)
+        return 0;
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *mark = dlsym(h, TB_TRAMPOLINE_MARK);
+    const int r = mark && dladdr(mark, &mark_info) && mark_info.dli_fbase == info.dli_fbase;
+    dlclose(h);
+    return r;
+}
+
 /* The program's own symbol if it loaded one: the next after us, else that
- * of any loaded object that is not us (how a program that dlopen()ed its
- * BLAS privately, as numpy's extension modules do, is served by the very
- * BLAS it loaded). */
+ * of any loaded object (how a program that dlopen()ed its BLAS privately,
+ * as numpy's extension modules and libblastrampoline do, is served by the
+ * very BLAS it loaded); never one that may lead back to us. */
 static void *tb_lookup(const char *name, const tb_objects *o)
 {
     void *sym = dlsym(RTLD_NEXT, name);
-    if (sym && !tb_is_ours(sym))
+    if (sym && !tb_leads_back(sym))
         return sym;
     for (int i = 0; i < o->n; i++) {
         sym = dlsym(o->h[i], name);
-        if (sym && !tb_is_ours(sym))
+        if (sym && !tb_leads_back(sym))
             return sym;
     }
     return NULL;
@@ -114,7 +144,7 @@ static void tb_resolve_fallback(void)
         void *sym = dlsym(h, tb_entries[i].symbol);
         if (sym && tb_is_ours(sym))
             tb_fallback_is_ours = 1;
-        else
+        else if (sym && !tb_leads_back(sym))
             tb_real[i] = sym;
     }
 }
@@ -161,7 +191,7 @@ static void *tb_sym_beside(void *anchor, const char *name)
     void *sym = h ? dlsym(h, name) : NULL;
     if (h)
         dlclose(h);
-    return sym && !tb_is_ours(sym) ? sym : NULL;
+    return sym && !tb_leads_back(sym) ? sym : NULL;
 }
 
 /* The width of the plain names of one interface, whose gemm symbols are
@@ -190,9 +220,6 @@ static void tb_resolve(void)
     int found = 0;
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
         found |= (tb_real[i] = tb_lookup(tb_entries[i].symbol, &objects)) != NULL;
-    for (int i = 0; i < objects.n; i++)
-        dlclose(objects.h[i]);   /* the objects stay loaded: only our references go */
-    free(objects.h);
     if (!found)
         tb_resolve_fallback();
     /* The plain names' width, per interface; with no BLAS at all behind
@@ -210,6 +237,30 @@ static void tb_resolve(void)
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
         if (tb_entries[i].family != TB_FAM_plain)
             tb_width[i] = tb_entries[i].width;
+    /* A name of an ILP64 family that no loaded BLAS defines: the plain name
+     * of its routine where the BLAS behind that is ILP64 (blas.def). */
+    for (int i = 0; i < TB_ENTRY_COUNT; i++) {
+        const tb_entry *e = &tb_entries[i];
+        const tb_entry *plain = tb_entry_of(e->routine, e->prec, TB_FAM_plain, e->api);
+        if (!tb_real[i] && e->width == 8 && tb_width[plain->id] == 8)
+            tb_real[i] = tb_real[plain->id];
+    }
+    /* The names only passed on: their own (isamax_64_), else the plain one
+     * (isamax_) of the BLAS behind the plain Fortran names, where that is
+     * ILP64. */
+    const tb_entry *fd = tb_entry_of(TB_R_gemm, TB_DOUBLE, TB_FAM_plain, TB_API_FORTRAN);
+    const tb_entry *fs = tb_entry_of(TB_R_gemm, TB_SINGLE, TB_FAM_plain, TB_API_FORTRAN);
+    void *plain_anchor = tb_width[fd->id] != 8 ? NULL
+                         : tb_real[fd->id] ? tb_real[fd->id] : tb_real[fs->id];
+#define TB_RESOLVE_FWD(r, T, n)                                                               \
+    tb_real_fwd[TB_FWD_##r] = tb_lookup(TB_STR(TB_FWD_SYMBOL(r)), &objects);                  \
+    if (!tb_real_fwd[TB_FWD_##r])                                                             \
+        tb_real_fwd[TB_FWD_##r] = tb_sym_beside(plain_anchor, TB_STR(TB_FWD_PLAIN(r)));
+    TB_FORWARDED(TB_RESOLVE_FWD)
+#undef TB_RESOLVE_FWD
+    for (int i = 0; i < objects.n; i++)
+        dlclose(objects.h[i]);   /* the objects stay loaded: only our references go */
+    free(objects.h);
     Dl_info info;
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
         if (tb_real[i] && dladdr(tb_real[i], &info) && info.dli_fname) {
@@ -247,6 +298,21 @@ void *tb_real_symbol(tb_entry_id id)
 {
     pthread_once(&tb_real_once, tb_resolve);
     return (unsigned)id < TB_ENTRY_COUNT ? tb_real[id] : NULL;
+}
+
+void *tb_real_forwarded(tb_forwarded_id id)
+{
+    static const char *const names[] = {
+#define TB_FWD_NAME(r, T, n) TB_STR(TB_FWD_SYMBOL(r)),
+        TB_FORWARDED(TB_FWD_NAME)
+#undef TB_FWD_NAME
+    };
+    pthread_once(&tb_real_once, tb_resolve);
+    void *fn = tb_real_fwd[id];
+    if (!fn)
+        tb_warn_once(TB_ONCE_NO_FORWARDED, "%s: no BLAS loaded defines it, nor its plain name "
+                     "at ILP64; it returns 0, and so does any such name", names[id]);
+    return fn;
 }
 
 int tb_real_width(const tb_entry *e)

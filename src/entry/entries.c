@@ -2,8 +2,9 @@
  * the table (src/core/blas.def): for each routine, precision and family of
  * names, a CBLAS and a Fortran entry point, written once per shape of
  * arguments. Each packs its arguments, as they came, into a tb_call and
- * hands it to the dispatcher (src/core/dispatch.c), which reads them;
- * nothing here decides or computes. */
+ * hands it to the dispatcher (src/core/dispatch.c), which reads them; the
+ * names only passed on (TB_FORWARDED) call the real BLAS's symbol. Nothing
+ * here decides or computes. */
 #include "tb_internal.h"
 #include <stddef.h>
 #include <string.h>
@@ -172,3 +173,21 @@ TB_FAMILIES(TB_ENTRY_FAMILY)
         __attribute__((alias(TB_STR(TB_CAT(pre, , x, r, fs)))));
 #define TB_ALIAS_FAMILY(fam, pre, fs, as) TB_ROUTINES(TB_ALIAS_ROW, fam, pre, fs, as)
 TB_FORTRAN_ALIASES(TB_ALIAS_FAMILY)
+
+/* ---- The names only passed on (blas.def's TB_FORWARDED) ----
+ *
+ * <routine>_64_: every argument a pointer, passed as it came to the real
+ * symbol, whose return value (an integer, a real or a complex one, in the
+ * registers where the C convention puts them, as gfortran does) comes back
+ * unchanged. With no real symbol (said once), 0. */
+#define TB_FWD_ARGS_3 const void *a1, const void *a2, const void *a3
+#define TB_FWD_ARGS_5 TB_FWD_ARGS_3, const void *a4, const void *a5
+#define TB_FWD_PASS_3 a1, a2, a3
+#define TB_FWD_PASS_5 TB_FWD_PASS_3, a4, a5
+#define TB_FORWARDED_ENTRY(r, T, n)                                                           \
+    TB_EXPORT T TB_FWD_SYMBOL(r)(TB_FWD_ARGS_##n)                                             \
+    {                                                                                         \
+        T (*real)(TB_FWD_ARGS_##n) = (T (*)(TB_FWD_ARGS_##n))tb_real_forwarded(TB_FWD_##r);   \
+        return real ? real(TB_FWD_PASS_##n) : (T)0;                                           \
+    }
+TB_FORWARDED(TB_FORWARDED_ENTRY)
