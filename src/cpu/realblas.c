@@ -97,12 +97,23 @@ static int tb_leads_back(void *sym)
     Dl_info info, mark_info;
     if (!dladdr(sym, &info) || !info.dli_fname || !*info.dli_fname)
         return 0;
+    /* The table's names mostly come from one or two objects: each object's
+     * answer is kept (tb_resolve runs once, under pthread_once). */
+    static struct { void *base; int leads; } seen[8];
+    static int nseen;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].base == info.dli_fbase)
+            return seen[i].leads;
     void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     if (!h)
         return 0;
     void *mark = dlsym(h, TB_TRAMPOLINE_MARK);
     const int r = mark && dladdr(mark, &mark_info) && mark_info.dli_fbase == info.dli_fbase;
     dlclose(h);
+    if (nseen < 8) {
+        seen[nseen].base = info.dli_fbase;
+        seen[nseen++].leads = r;
+    }
     return r;
 }
 
