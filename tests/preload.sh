@@ -29,8 +29,8 @@ set_prec() {
 }
 case "$case_name" in
 double*|xlintstd) set_prec double ;;
-complex*) set_prec complex ;;
-zcomplex*) set_prec zcomplex ;;
+complex*|xlintstc) set_prec complex ;;
+zcomplex*|xlintstz) set_prec zcomplex ;;
 *) set_prec single ;;
 esac
 # The calls that statistics rows (TILEDBLAS_STATS, JSON lines) in $1 count
@@ -375,11 +375,12 @@ xblat3s-*|xblat3d-*|xblat3c-*|xblat3z-*)
         >"$tmp/out" 2>"$tmp/err" || fail "$tester exited non-zero"
     level3_tester fortran "$blasdir/${p}blat3.in" "$tmp/${p}blat3.out" "$tmp/err"
     pass "$tester in mode $mode: $said" ;;
-xlintsts|xlintstd)
+xlintsts|xlintstd|xlintstc|xlintstz)
     # LAPACK's linear solver tests of the run's precision, against the
-    # reference LAPACK (whose ?gemm_ calls reach us), in forced-GPU mode: the
-    # summary must match the run without the preload line for line, and the
-    # statistics must count the calls in that precision.
+    # reference LAPACK (whose level-3 calls reach us), in forced-GPU mode:
+    # the summary must match the run without the preload line for line, and
+    # the statistics must count the calls in that precision, its trsm, trmm
+    # and syrk (herk: complex) calls among them.
     p=${g%gemm}; tester=xlintst$p
     lapackdir=${TB_LAPACKDIR:-$(dirname "$blasdir")/lapack}
     [ -x "$lapackdir/$tester" ] || skip "$tester not installed (Debian package liblapack-test)"
@@ -393,7 +394,15 @@ xlintsts|xlintstd)
     diff "$tmp/plain.sum" "$tmp/pre.sum" >"$tmp/diff" || fail "summaries differ: $(head -6 "$tmp/diff")"
     n=$(stats_calls "$tmp/stats.jsonl" $prec)
     [ "$n" -gt 0 ] || fail "the statistics count no $prec-precision calls: $(head -2 "$tmp/stats.jsonl" 2>/dev/null)"
-    pass "$tester: $(grep -c 'passed the threshold' "$tmp/pre.sum") routine groups passed, summary identical to the plain run; $n ${g}_ calls intercepted" ;;
+    caught=""
+    for r in trsm trmm syrk herk; do
+        case $r$prec in herksingle|herkdouble|syrkcomplex|syrkzcomplex) continue ;; esac
+        c=$(grep '^{"stats":"row"' "$tmp/stats.jsonl" | grep "\"prec\":\"$prec\"" | grep "\"routine\":\"$r\"" |
+            sed -n 's/.*"calls":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+        [ "$c" -gt 0 ] || fail "the statistics count no $prec $r calls"
+        caught="$caught $c ${p}${r}_,"
+    done
+    pass "$tester: $(grep -c 'passed the threshold' "$tmp/pre.sum") routine groups passed, summary identical to the plain run; $n calls intercepted:$caught the rest ${g}_ and others" ;;
 numpy)
     # numpy (Debian's python3-numpy) calls cblas_sgemm and cblas_dgemm from
     # a privately dlopen()ed BLAS, with row- and column-major, transposed
