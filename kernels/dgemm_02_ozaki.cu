@@ -513,16 +513,17 @@ tb_oz_rebuild(const __grid_constant__ tb_oz_consts cs, tb_oz_out o, const tb_oz_
 
 /* ---- the launcher ---------------------------------------------------------------- */
 
+static tb_oz_consts tb_oz_made(void)
+{
+    tb_oz_consts t;
+    tb_oz_consts_make(&t);
+    return t;
+}
+
+/* The constants, made once (a C++ static: thread-safe). */
 static const tb_oz_consts *tb_oz_k(void)
 {
-    static tb_oz_consts k;
-    static int made;   /* racy but idempotent: the same numbers every time */
-    if (!__atomic_load_n(&made, __ATOMIC_ACQUIRE)) {
-        tb_oz_consts t;
-        tb_oz_consts_make(&t);
-        k = t;
-        __atomic_store_n(&made, 1, __ATOMIC_RELEASE);
-    }
+    static const tb_oz_consts k = tb_oz_made();
     return &k;
 }
 
