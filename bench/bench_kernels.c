@@ -11,7 +11,8 @@
  * Usage: bench_kernels [--dtype float|double|complex|zcomplex] [--quick] [--raw]
  *                      [--no-wide] [--sizes LIST] [--wide-sizes LIST]
  *                      [--range-sizes LIST] [--scale EA,EB] [--alpha RE,IM]
- *                      [--kernels LIST] [--reps N]
+ *                      [--kernels LIST] [--reps N] [--wide-exp E]
+ *   --sizes '' leaves the timed table out (the error tables alone).
  *   LIST of sizes: comma-separated N, MxNxK, optionally :OO with each O one
  *   of n, t, c (c: the conjugate transpose; t for the real types), e.g. :tn
  *   LIST of kernels: registry names and/or "cublas", "cublas-tf32".
@@ -28,8 +29,9 @@
  * rows, and max_err = max |c - ref| / sum_p |a_ip||b_pj| (the elementwise
  * measure a BLAS error bound speaks of; complex: moduli, and with alpha,
  * against alpha ref and over |alpha| sum_p |a_ip||b_pj|). A second table repeats the error
- * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12],
- * on 2048^3 and 4096^3 TT or on the shapes of --wide-sizes; and (fp32)
+ * check on wide-dynamic-range data: randn x 2^u, u uniform in [-12, 12]
+ * (--wide-exp E: [-E, E]), on 2048^3 and 4096^3 TT or on the shapes of
+ * --wide-sizes; and (fp32)
  * tables for the ends of the range (1e-30 x 1e30, subnormal operands,
  * values up to FLT_MAX, products and results near the bottom of the
  * normal range) on the shapes of --range-sizes. --no-wide: neither. */
@@ -183,8 +185,9 @@ static uint64_t xorshift(uint64_t *s)
     return *s;
 }
 
-/* Uniform (wide = 0) or wide-range values, times 2^e2 (a float past FLT_MAX
- * is FLT_MAX). */
+/* Uniform (wide = 0) or wide-range values (randn x 2^u, u uniform in
+ * [-wide_exp, wide_exp]), times 2^e2 (a float past FLT_MAX is FLT_MAX). */
+static int wide_exp = 12;
 static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide, int e2)
 {
 #pragma omp parallel
@@ -203,13 +206,14 @@ static void fill_random(tb_dtype t, void *x, size_t n, uint64_t seed, int wide, 
             if (v == 0.0)
                 v = 0.5;
             if (wide) {
-                /* randn (Box-Muller on two more draws) x 2^u, u in [-12, 12] */
+                /* randn (Box-Muller on two more draws) x 2^u, u in [-E, E] */
                 const double u1 = ((xorshift(&s) >> 11) + 1.0) / 9007199254740993.0;
                 const double u2 = (xorshift(&s) >> 11) / 9007199254740992.0;
                 v = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
                 if (t == TB_F32)
                     v = (float)v;
-                v = ldexp(v == 0.0 ? 0.5 : v, (int)((s >> 3) % 25) - 12);
+                v = ldexp(v == 0.0 ? 0.5 : v,
+                          (int)((s >> 3) % (uint64_t)(2 * wide_exp + 1)) - wide_exp);
             }
             v = ldexp(v, e2);
             if (t == TB_F32 && fabs(v) > 3.4028234663852886e38)
@@ -571,6 +575,9 @@ int main(int argc, char **argv)
             klist = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--wide-exp") && i + 1 < argc && atoi(argv[i + 1]) >= 0 &&
+                 atoi(argv[i + 1]) <= 300)
+            wide_exp = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--raw"))
             bench_raw = 1;
         else if (!strcmp(argv[i], "--no-wide"))
@@ -584,7 +591,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: bench_kernels [--dtype float|double|complex|zcomplex] "
                             "[--quick] [--raw] [--no-wide] [--sizes LIST] [--wide-sizes LIST] "
                             "[--range-sizes LIST] [--scale EA,EB] [--alpha RE,IM] "
-                            "[--kernels LIST] [--reps N]\n");
+                            "[--kernels LIST] [--reps N] [--wide-exp E]\n");
             return 2;
         }
     }
@@ -629,18 +636,20 @@ int main(int argc, char **argv)
         printf("alpha %g%+gi, beta 0; errors against alpha times the reference\n", bench_alpha.re,
                bench_alpha.im);
 
-    printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms", "TFLOP/s",
-           "%cuBLAS", "rel_err", "max_err");
-    if (uniform.ea || uniform.eb)
-        printf("inputs: A x 2^%d, B x 2^%d\n", uniform.ea, uniform.eb);
-    if (bench_list(dt, sizes, klist, reps, 1, &uniform, 1) != 0)
-        return 2;
+    if (*sizes) {
+        printf("\n%-22s %-13s %9s %8s %8s %10s %10s\n", "shape (MxNxK op)", "kernel", "ms",
+               "TFLOP/s", "%cuBLAS", "rel_err", "max_err");
+        if (uniform.ea || uniform.eb)
+            printf("inputs: A x 2^%d, B x 2^%d\n", uniform.ea, uniform.eb);
+        if (bench_list(dt, sizes, klist, reps, 1, &uniform, 1) != 0)
+            return 2;
+    }
     if (!wide)
         return 0;
     /* Accuracy on wide-dynamic-range data: the case that stresses the
      * 3xTF32 split (the small part must not underflow or lose its scale). */
-    printf("\nwide dynamic range (randn x 2^[-12,12]), error only\n%-22s %-13s %10s %10s\n",
-           "shape", "kernel", "rel_err", "max_err");
+    printf("\nwide dynamic range (randn x 2^[-%d,%d]), error only\n%-22s %-13s %10s %10s\n",
+           wide_exp, wide_exp, "shape", "kernel", "rel_err", "max_err");
     if (!wide_sizes)
         wide_sizes = quick ? "2048,1024x4096x4096:tt" : "2048,4096:tt";
     const inputs wide_in = {1, 0, 0};

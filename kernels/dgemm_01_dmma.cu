@@ -203,8 +203,13 @@ __device__ __forceinline__ void tb_dload(double *s, const double *X, size_t ld, 
 
 template <int TA, int TB, typename L, int AMP, int K8>
 __global__ void __launch_bounds__(L::NT, L::BM == 128 ? 1 : 2)
-tb_dmma_kernel(tb_dgemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int nblk_n)
+tb_dmma_kernel(tb_dgemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int nblk_n,
+               const int *run_if)
 {
+    /* Gated (tb_launch_dmma_if): the product is another kernel's unless the
+     * flag, written before this launch in stream order, says otherwise. */
+    if (run_if && !*run_if)
+        return;
     constexpr int BM = L::BM, BK = L::BK, NT = L::NT;
     constexpr int A_LD = tb_dlay<TA, BM, BK>::A_LD, A_SZ = tb_dlay<TA, BM, BK>::A_SZ;
     constexpr int B_LD = tb_dlayb<TB, BK>::B_LD, B_SZ = tb_dlayb<TB, BK>::B_SZ;
@@ -369,7 +374,7 @@ tb_dmma_kernel(tb_dgemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int
 
 template <int TA, int TB, typename L, int AMP, int K8>
 static cudaError_t tb_dmma_go(const tb_dgemm_args &g, int va, int vb, int vc, int dev,
-                              cudaStream_t stream)
+                              const int *run_if, cudaStream_t stream)
 {
     constexpr size_t smem = L::template smem<TA, TB>();
     static volatile int attr_set[TB_ATTR_MAX_DEV];
@@ -381,21 +386,21 @@ static cudaError_t tb_dmma_go(const tb_dgemm_args &g, int va, int vb, int vc, in
     const long long blocks = (long long)nblk_m * nblk_n;
     if (blocks > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
-    kern<<<(unsigned)blocks, L::NT, smem, stream>>>(g, va, vb, vc, nblk_m, nblk_n);
+    kern<<<(unsigned)blocks, L::NT, smem, stream>>>(g, va, vb, vc, nblk_m, nblk_n, run_if);
     return cudaGetLastError();
 }
 
 template <typename L, int AMP, int K8>
 static cudaError_t tb_dmma_trans(const tb_dgemm_args &g, int va, int vb, int vc, int dev,
-                                 cudaStream_t stream)
+                                 const int *run_if, cudaStream_t stream)
 {
     if (!g.transa && !g.transb)
-        return tb_dmma_go<0, 0, L, AMP, K8>(g, va, vb, vc, dev, stream);
+        return tb_dmma_go<0, 0, L, AMP, K8>(g, va, vb, vc, dev, run_if, stream);
     if (!g.transa && g.transb)
-        return tb_dmma_go<0, 1, L, AMP, K8>(g, va, vb, vc, dev, stream);
+        return tb_dmma_go<0, 1, L, AMP, K8>(g, va, vb, vc, dev, run_if, stream);
     if (g.transa && !g.transb)
-        return tb_dmma_go<1, 0, L, AMP, K8>(g, va, vb, vc, dev, stream);
-    return tb_dmma_go<1, 1, L, AMP, K8>(g, va, vb, vc, dev, stream);
+        return tb_dmma_go<1, 0, L, AMP, K8>(g, va, vb, vc, dev, run_if, stream);
+    return tb_dmma_go<1, 1, L, AMP, K8>(g, va, vb, vc, dev, run_if, stream);
 }
 
 /* The tiling and K loop of a launch. dmma (K8 = 1): where the GPU offers
@@ -405,7 +410,8 @@ static cudaError_t tb_dmma_trans(const tb_dgemm_args &g, int va, int vb, int vc,
  * with slices of 16 (8.0's tiling, there to compare on any GPU), dmma-884
  * with m8n8k4. Grids of fewer 128-row tiles than SMs take 64-row tiles. */
 template <int K16, int AMP, int K8>
-static cudaError_t tb_dmma_launch(const tb_dgemm_args *args, cudaStream_t stream)
+static cudaError_t tb_dmma_launch(const tb_dgemm_args *args, cudaStream_t stream,
+                                  const int *run_if = nullptr)
 {
     if (args->m <= 0 || args->n <= 0)
         return cudaSuccess;
@@ -429,19 +435,28 @@ static cudaError_t tb_dmma_launch(const tb_dgemm_args *args, cudaStream_t stream
     if (tiles128 < sms) {
         if constexpr (K8)
             if (big)
-                return tb_dmma_trans<tb_dt64k32, AMP, 1>(g, va, vb, vc, dev, stream);
-        return tb_dmma_trans<tb_dt64, AMP, 0>(g, va, vb, vc, dev, stream);
+                return tb_dmma_trans<tb_dt64k32, AMP, 1>(g, va, vb, vc, dev, run_if, stream);
+        return tb_dmma_trans<tb_dt64, AMP, 0>(g, va, vb, vc, dev, run_if, stream);
     }
     if constexpr (!K16)
         if (big)
-            return tb_dmma_trans<tb_dt128, AMP, K8>(g, va, vb, vc, dev, stream);
-    return tb_dmma_trans<tb_dt128k16, AMP, 0>(g, va, vb, vc, dev, stream);
+            return tb_dmma_trans<tb_dt128, AMP, K8>(g, va, vb, vc, dev, run_if, stream);
+    return tb_dmma_trans<tb_dt128k16, AMP, 0>(g, va, vb, vc, dev, run_if, stream);
 }
 
 extern "C" cudaError_t tb_launch_dmma(const tb_gemm *g, cudaStream_t stream)
 {
     const tb_dgemm_args a = tb_args_of<double>(g);
     return tb_dmma_launch<0, 0, 1>(&a, stream);
+}
+
+/* dmma whose blocks return at once unless *run_if (device memory, written
+ * before in stream order) is nonzero: the fallback of a kernel that decides
+ * on the GPU whether it can run the product itself (dgemm_02_ozaki.cu). */
+extern "C" cudaError_t tb_launch_dmma_if(const tb_gemm *g, const int *run_if, cudaStream_t stream)
+{
+    const tb_dgemm_args a = tb_args_of<double>(g);
+    return tb_dmma_launch<0, 0, 1>(&a, stream, run_if);
 }
 
 extern "C" cudaError_t tb_launch_dmma_k16(const tb_gemm *g, cudaStream_t stream)

@@ -183,6 +183,20 @@ static const tb_kernel_info tb_kernels[] = {
     {"dmma-884", "the m16n8k16 step loop with Ampere's m8n8k4 on every GPU (eight per step)",
      TB_F64, tb_launch_dmma_884, NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
      80, 0, TB_SMEM_DMMA},
+    /* fp64 on the INT8 tensor cores (Ozaki scheme II, dgemm_02_ozaki.cu):
+     * opt-in by name until measured (rank below 0: never a default pick).
+     * Its tiling fields are the INT8 wgmma kernel's (128 x 256 tiles, K
+     * slices of 128, a consumer warpgroup's 64 x 256, 128 sums a thread);
+     * elsewhere the mma.sync kernel's 128 x 128. It runs dmma itself where
+     * its rule says so, hence dmma's shared memory (the INT8 kernels take
+     * 197 KB on 9.0, 80 KB elsewhere). */
+    {"dozaki", "fp64 as Ozaki scheme II: INT8 tensor-core products (wgmma on 9.0) of residues "
+              "mod 15-16 moduli, CRT rebuild; dmma where its rule says",
+     TB_F64, tb_launch_ozaki, tb_ozaki_supports, -5, 128, 256, 128, 64, 256, 8, 16, 384, 0,
+     TB_K_OWN, 1, 80, 0, TB_SMEM_DMMA},
+    {"dozaki-mma", "as dozaki with the INT8 products on mma.sync m16n8k32 on every GPU",
+     TB_F64, tb_launch_ozaki_mma, tb_ozaki_supports, -6, 128, 128, 64, 64, 32, 8, 8, 256, 0,
+     TB_K_OWN, 1, 80, 0, TB_SMEM_DMMA},
     /* Complex (c: two floats, z: two doubles): the seed's template, which
      * needs no scratch (the pick of a caller held to a device memory cap,
      * and the realify launcher's fallback); then the product as one real

@@ -301,6 +301,19 @@ int tb_wgmma_simple_supports(const tb_gemm *g);
 cudaError_t tb_launch_dmma(const tb_gemm *g, cudaStream_t stream);
 cudaError_t tb_launch_dmma_k16(const tb_gemm *g, cudaStream_t stream);
 cudaError_t tb_launch_dmma_884(const tb_gemm *g, cudaStream_t stream);
+/* dmma whose blocks return at once unless *run_if (device memory, set by
+ * an earlier kernel on the stream) is nonzero: the fallback of a kernel
+ * that finds on the GPU that it cannot run a product (dgemm_02_ozaki.cu). */
+cudaError_t tb_launch_dmma_if(const tb_gemm *g, const int *run_if, cudaStream_t stream);
+/* dgemm_02_ozaki.cu: fp64 as Ozaki scheme II, int8 residues of the operands
+ * scaled to integers, modulo 15 or 16 moduli, multiplied on the INT8 tensor
+ * cores (wgmma on 9.0, igemm_01_wgmma.cu; mma.sync m16n8k32 elsewhere, and
+ * always in ozaki_mma), the product rebuilt by the Chinese remainder
+ * theorem; on dmma where the operands (inf/NaN, range, dynamic range with a
+ * short K) say so, decided on the GPU (tb_ozaki.h). Any shape. */
+cudaError_t tb_launch_ozaki(const tb_gemm *g, cudaStream_t stream);
+cudaError_t tb_launch_ozaki_mma(const tb_gemm *g, cudaStream_t stream);
+int tb_ozaki_supports(const tb_gemm *g);
 /* complex_00_realify.cu: a complex product as one real product
  * (tb_complex_plan_of): the packing of A' and B'', the scaling of C and
  * the real product through tb_gemm_run; realify_post with a complex alpha

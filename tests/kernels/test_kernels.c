@@ -8,7 +8,8 @@
  * FLT_MAX), and a check that nothing outside C's m x n window changed; also
  * the default path (tb_gemm_run, as tiledblas_{s,d,c,z}gemm_device() take
  * it) with its aligned copies and split K, and for the complex types the
- * real products it runs them as (complex_00_realify.cu).
+ * real products it runs them as (complex_00_realify.cu); and the Ozaki
+ * double product's accuracy against dmma's on the same inputs (run_ozaki).
  * Kernels that do not fit this GPU are skipped with a line saying so.
  * Exit 0 pass, 1 fail, 77 no CUDA device. Options: --quick, --max N, --min N
  * (sizes and edge cases from N up: the flat ones under a sanitizer),
@@ -662,6 +663,138 @@ static void run_as(tcase c, tb_dtype dt, const char *klist)
     run_case(&c, klist);
 }
 
+/* ---- the Ozaki double product's accuracy rule ------------------------------ */
+
+/* randn x 2^u, u uniform in [-E, E] (E < 0: uniform [-1, 1)), never 0. */
+static double randn_wide(int E)
+{
+    if (E < 0)
+        return rng_val(TB_F64);
+    const double u1 = ((double)rng_u32() + 1.0) / 4294967297.0, u2 = rng_u32() / 4294967296.0;
+    const double v = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    return ldexp(v == 0.0 ? 0.5 : v, E ? (int)(rng_u32() % (unsigned)(2 * E + 1)) - E : 0);
+}
+
+/* The Ozaki scheme's entries (dozaki, dozaki-mma; dgemm_02_ozaki.cu) on the
+ * same inputs as dmma, an fp64 sum of each dot product in order (cuBLAS
+ * DGEMM's errors to three digits, docs/kernels.md): their largest |c - ref|
+ * / sum |a||b| and relative Frobenius error, against the long-double
+ * reference, must be at most dmma's. Uniform [-1, 1] and randn x 2^u, u in
+ * [-12, 12] and [-30, 30]; a result equal to dmma's bit for bit is the rule
+ * sending the product to dmma (said as such). Then the edges of its gate
+ * through run_case's bound: operands near the top of the range, near the
+ * bottom, subnormal A times 2^1000 (scaled, not sent), and K over one INT8
+ * pass (TB_OZ_KCUT, 130944). */
+static void run_ozaki(const char *klist, int quick)
+{
+    const tb_kernel_info *dm = tb_kernel_by_name("dmma");
+    static const char *const oz[] = {"dozaki", "dozaki-mma"};
+    int any = 0;
+    for (int i = 0; i < 2; i++) {
+        const tb_kernel_info *K = tb_kernel_by_name(oz[i]);
+        any |= K && tb_kernel_in_list(oz[i], klist) && tb_kernel_fits_here(K);
+    }
+    if (!any || !dm || !tb_kernel_fits_here(dm))
+        return;
+    static const struct {
+        int m, n, k, ta, tb, E;
+    } cs[] = {
+        {384, 512, 1536, 0, 0, -1}, {509, 257, 2048, 1, 1, -1}, {384, 512, 1536, 1, 0, 12},
+        {256, 384, 4096, 0, 1, 12}, {384, 512, 1536, 0, 1, 30},  {256, 256, 4096, 1, 0, 30},
+        {300, 200, 600, 0, 0, 30},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        const int m = cs[c].m, n = cs[c].n, k = cs[c].k;
+        if (quick && (size_t)m * n * k > 200000000u)
+            continue;
+        const tcase t = {m, n, k, cs[c].ta, cs[c].tb, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0,
+                         TB_F64, 0, 0};
+        const size_t lda = t.ta ? m : k, ldb = t.tb ? k : n;
+        const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+        double *hA = malloc(8 * na), *hB = malloc(8 * nb), *hC = malloc(8 * nc), *hD = malloc(8 * nc);
+        long double *ref = malloc(sizeof(long double) * nc);
+        double *mag = malloc(8 * nc);
+        for (size_t q = 0; q < na; q++)
+            hA[q] = randn_wide(cs[c].E);
+        for (size_t q = 0; q < nb; q++)
+            hB[q] = randn_wide(cs[c].E);
+        reference(&t, hA, lda, hB, ldb, ref, mag);
+        double *dA, *dB, *dC;
+        CK(cudaMalloc((void **)&dA, 8 * na));
+        CK(cudaMalloc((void **)&dB, 8 * nb));
+        CK(cudaMalloc((void **)&dC, 8 * nc));
+        CK(cudaMemcpy(dA, hA, 8 * na, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dB, hB, 8 * nb, cudaMemcpyHostToDevice));
+        const tb_gemm g = {TB_F64, m, n, k, t.ta, t.tb, {1.0, 0.0}, {0.0, 0.0}, dA, lda, dB, ldb,
+                           dC, (size_t)n};
+        double dmx = 0, drel = 0;
+        for (int ki = -1; ki < 2; ki++) {
+            const tb_kernel_info *K = ki < 0 ? dm : tb_kernel_by_name(oz[ki]);
+            if (ki >= 0 && (!K || !tb_kernel_in_list(K->name, klist) || !tb_kernel_accepts(K, &g)))
+                continue;
+            CK(cudaMemset(dC, 0xff, 8 * nc));   /* NaN: every result must be written */
+            cudaError_t e = tb_gemm_run(&g, K, 1, 0);
+            if (e == cudaSuccess)
+                e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) {
+                printf("FAIL %-13s %dx%dx%d: launch: %s\n", K->name, m, n, k, cudaGetErrorString(e));
+                n_fail++;
+                cudaGetLastError();
+                continue;
+            }
+            CK(cudaMemcpy(ki < 0 ? hD : hC, dC, 8 * nc, cudaMemcpyDeviceToHost));
+            const double *got = ki < 0 ? hD : hC;
+            long double num = 0, den = 0;
+            double mx = 0;
+            for (size_t q = 0; q < nc; q++) {
+                const long double d = (long double)got[q] - ref[q];
+                num += d * d;
+                den += ref[q] * ref[q];
+                const double r = (double)now_abs(d) / mag[q];
+                if (r > mx || r != r)
+                    mx = r;
+            }
+            const double rel = (double)sqrtl(num / den);
+            if (ki < 0) {
+                dmx = mx, drel = rel;
+                continue;
+            }
+            const int same = memcmp(hC, hD, 8 * nc) == 0;
+            const int ok = mx <= dmx && rel <= drel;   /* NaN fails */
+            printf("%s %-13s %5dx%5dx%5d t%d%d %s: max_err %.3g (dmma %.3g), rel_err %.3g (dmma "
+                   "%.3g)%s\n",
+                   ok ? "ok  " : "FAIL", K->name, m, n, k, t.ta, t.tb,
+                   cs[c].E < 0 ? "uniform" : cs[c].E == 12 ? "randn x 2^[-12,12]" : "randn x 2^[-30,30]",
+                   mx, dmx, rel, drel, same ? " (sent to dmma)" : "");
+            if (ok)
+                n_pass++;
+            else
+                n_fail++;
+        }
+        CK(cudaFree(dA));
+        CK(cudaFree(dB));
+        CK(cudaFree(dC));
+        free(hA), free(hB), free(hC), free(hD), free(ref), free(mag);
+    }
+    /* The gate and the scale at the ends of the range, and K over one pass,
+     * through the common checks. */
+    tcase r[] = {
+        {200, 300, 400, 0, 1, 1, 0, 3, 1, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64, 1000, 0},
+        {300, 200, 400, 1, 0, 0, 2, 0, 0, -1.0, 0.5, FILL_UNIFORM, 0, 0, TB_F64, -600, -400},
+        {257, 263, 509, 1, 1, 0, 0, 1, 1, 2.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64, -1060, 1000},
+        {263, 257, 509, 0, 0, 3, 1, 0, 0, 1.0, 1.0, FILL_UNIFORM, 0, 0, TB_F64, 1000, -1060},
+        {64, 72, 140000, 0, 1, 0, 0, 0, 0, 1.0, 0.0, FILL_UNIFORM, 0, 0, TB_F64, 0, 0},
+        {33, 40, 131073, 1, 0, 1, 2, 3, 1, -1.0, 0.5, FILL_WIDE, 0, 0, TB_F64, 0, 0},
+    };
+    char list[64] = "";
+    for (int i = 0; i < 2; i++)
+        if (tb_kernel_in_list(oz[i], klist))
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? "," : "", oz[i]);
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (!quick || r[i].k < 100000)
+            run_case(&r[i], list);
+}
+
 int main(int argc, char **argv)
 {
     /* bit 0: fp32, 1: fp64, 2: complex float, 3: complex double */
@@ -1010,6 +1143,8 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
                 run_case(&w[i], klist);
         }
+        if (d && maxs >= 1000)
+            run_ozaki(klist, quick);
         if (!quick && maxs >= 2049) {
             /* One big product per layout family for the fast kernels' steady
              * state: full tiles, many K slices, the pipeline wrapping around. */

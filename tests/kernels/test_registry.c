@@ -49,6 +49,10 @@ static int is_tf32(const tb_kernel_info *k) { return strncmp(k->name, "tf32", 4)
 
 static int is_dmma(const tb_kernel_info *k) { return strncmp(k->name, "dmma", 4) == 0; }
 
+/* The Ozaki double product: it runs dmma itself where its rule says, so it
+ * needs dmma's shared memory. */
+static int is_ozaki(const tb_kernel_info *k) { return strncmp(k->name, "dozaki", 6) == 0; }
+
 int main(void)
 {
     int nk;
@@ -65,8 +69,8 @@ int main(void)
         CHECK(k->smem > 0 && k->smem <= 227 * KIB, "%s: smem %d", k->name, k->smem);
         /* Over 48 KB per block only as dynamic shared memory, which only
          * the cp.async and wgmma kernels take. */
-        CHECK(k->smem <= 48 * KIB || is_tf32(k) || is_wgmma(k) || is_dmma(k), "%s: smem %d",
-              k->name, k->smem);
+        CHECK(k->smem <= 48 * KIB || is_tf32(k) || is_wgmma(k) || is_dmma(k) || is_ozaki(k),
+              "%s: smem %d", k->name, k->smem);
         /* Each entry has a launcher and an element type; how it walks K
          * agrees with what it takes: a kernel whose K the runtime cuts
          * wants aligned rows (the copies and the parts share the scratch),
@@ -142,7 +146,7 @@ int main(void)
             else if (is_tf32(k))
                 CHECK(fits == tf32_room, "%s: %s %s", G->name, k->name,
                       fits ? "fits" : "does not fit");
-            else if (is_dmma(k))   /* dmma, dmma-884: 160 KiB; the others their own */
+            else if (is_dmma(k) || is_ozaki(k))   /* dmma, dozaki: 160 KiB; the others their own */
                 CHECK(fits == (k->smem == dmma->smem ? dmma_room : G->smem_optin >= k->smem),
                       "%s: %s %s", G->name, k->name, fits ? "fits" : "does not fit");
             else
@@ -320,6 +324,17 @@ int main(void)
         CHECK(!strcmp(got, loads[g].want), "%s: pickable %s, want %s", loads[g].gpu, got,
               loads[g].want);
     }
+    /* The Ozaki double product: fp64, by name only (rank below 0: never a
+     * default, never loaded ahead), taking scratch and cutting K itself. */
+    const tb_kernel_info *oz = tb_kernel_by_name("dozaki"), *ozm = tb_kernel_by_name("dozaki-mma");
+    CHECK(oz && ozm && oz->dtype == TB_F64 && ozm->dtype == TB_F64 && oz->rank < 0 &&
+              ozm->rank < 0 && oz->takes_scratch && ozm->takes_scratch &&
+              oz->ksplit == TB_K_OWN && ozm->ksplit == TB_K_OWN && oz->supports && ozm->supports,
+          "dozaki, dozaki-mma entries");
+    for (int i = 0; oz && i < NGPUS; i++)
+        CHECK(!tb_kernel_pickable(oz, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) &&
+                  tb_kernel_default(TB_F64, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) != oz,
+              "%s: dozaki pickable by default", gpus[i].name);
     printf("test_registry: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
