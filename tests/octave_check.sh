@@ -5,8 +5,9 @@
 # give one sgemm_ decision line per single product and one dgemm_ line per
 # double product at least, and match the plain run: identical without a GPU
 # (every call is forwarded to the same BLAS), within the bounds with one.
-# Forced GPU mode without a GPU warns exactly once. Exit 0 pass, 1 fail, 77
-# skip (no octave-cli). Needs TB_LIB and TB_BIN, as preload.sh does, whose
+# Forced GPU mode without a GPU warns exactly once. A'*A is caught as
+# dsyrk_, complex products as zgemm_ and cgemm_, each right. Exit 0 pass,
+# 1 fail, 77 skip (no octave-cli). Needs TB_LIB and TB_BIN, as preload.sh does, whose
 # conventions this follows.
 set -u
 lib=${TB_LIB:?}
@@ -66,4 +67,20 @@ TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" octave-cli --no-gui --quiet --eval \
 err=$(sed -n 's/^syrk error //p' "$tmp/syrk.out")
 awk -v e="${err:-1}" 'BEGIN { exit !(e < 1e-13) }' || fail "A'*A wrong under the preload: $(cat "$tmp/syrk.out")"
 [ "$(count '^tiledblas: dsyrk_ ColMajor ' "$tmp/syrk.err")" -ge 1 ] || fail "A'*A not intercepted as dsyrk_: $(tail3 "$tmp/syrk.err")"
-pass "octave: $total products right, A'*A caught as dsyrk_ and right, $(products single) single through sgemm_ and $(products double) double through dgemm_;$said matching the plain run"
+# Complex products, which Octave hands to zgemm_ and (single) cgemm_:
+# intercepted (one line each) and right against element-wise sums in double.
+TILEDBLAS_VERBOSE=2 LD_PRELOAD="$lib" octave-cli --no-gui --quiet --eval \
+    "randn('state', 5); A = randn(300, 200) + 1i * randn(300, 200); B = randn(200, 150) + 1i * randn(200, 150);
+     R = zeros(300, 150); for p = 1:200, R += A(:, p) .* B(p, :); end
+     C = A * B; printf('zgemm error %g\n', max(abs(C(:) - R(:))) / max(abs(R(:))));
+     As = single(A); Bs = single(B); Rs = zeros(300, 150);
+     for p = 1:200, Rs += double(As(:, p)) .* double(Bs(p, :)); end
+     Cs = As * Bs; printf('cgemm error %g\n', max(abs(double(Cs(:)) - Rs(:))) / max(abs(Rs(:))));" \
+    >"$tmp/cx.out" 2>"$tmp/cx.err"
+for r in zgemm:1e-13 cgemm:1e-5; do
+    e=$(sed -n "s/^${r%:*} error //p" "$tmp/cx.out")
+    awk -v e="${e:-1}" -v b="${r#*:}" 'BEGIN { exit !(e < b) }' || fail "complex product (${r%:*}_) wrong under the preload: $(cat "$tmp/cx.out")"
+    [ "$(count "^tiledblas: ${r%:*}_ ColMajor NN m=300 n=150 k=200 " "$tmp/cx.err")" = 1 ] ||
+        fail "the complex product not intercepted once as ${r%:*}_: $(tail3 "$tmp/cx.err")"
+done
+pass "octave: $total products right, A'*A caught as dsyrk_ and right, complex products as zgemm_ and cgemm_ and right, $(products single) single through sgemm_ and $(products double) double through dgemm_;$said matching the plain run"

@@ -31,12 +31,25 @@ static const char *tb_fallback_error;
 static char tb_fallback_error_text[512];
 static int tb_fallback_is_ours;   /* it was opened and is libtiledblas itself */
 
+/* The symbol every BLAS trampoline defines: an object that defines it
+ * computes nothing, and each of its BLAS names jumps to wherever it was
+ * last pointed. libblastrampoline (through which Julia calls BLAS) points
+ * its dgemm_64_ at our dgemm_64_ once BLAS.lbt_forward names us; taking
+ * its dgemm_64_ for the real one would call us back without end. What it
+ * forwarded to before is loaded in the process, and found here directly. */
+#define TB_TRAMPOLINE_MARK "lbt_forward"
+
 /* The span of our own object's segments, and the other loaded objects
- * (but the main program), each opened once for the lookups: RTLD_NOLOAD
- * takes a reference, which tb_resolve drops when it is done. One pass over
- * the loaded objects serves every name of the table. */
+ * (but the main program), each opened once for the lookups (RTLD_NOLOAD
+ * takes a reference, which tb_resolve drops when it is done) with the
+ * span of its segments and whether it is a trampoline (it defines
+ * TB_TRAMPOLINE_MARK itself, not merely through a library it depends on,
+ * as libraries built against libblastrampoline do). One pass over the
+ * loaded objects serves every name of the table; tb_resolve runs once. */
 static uintptr_t tb_self_lo, tb_self_hi;
-typedef struct tb_objects { void **h; int n, cap; } tb_objects;
+typedef struct tb_object { void *h; uintptr_t lo, hi; int trampoline; } tb_object;
+typedef struct tb_objects { tb_object *o; int n, cap; } tb_objects;
+static tb_objects tb_scanned;
 
 static int tb_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -59,15 +72,17 @@ static int tb_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     if (o->n == o->cap) {
         const int cap = o->cap ? 2 * o->cap : 64;
-        void **h = realloc(o->h, (size_t)cap * sizeof *h);
-        if (!h)
+        tb_object *grown = realloc(o->o, (size_t)cap * sizeof *grown);
+        if (!grown)
             return 1;
-        o->h = h;
+        o->o = grown;
         o->cap = cap;
     }
     void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (h)
-        o->h[o->n++] = h;
+    if (h) {
+        const uintptr_t mark = (uintptr_t)dlsym(h, TB_TRAMPOLINE_MARK);
+        o->o[o->n++] = (tb_object){h, lo, hi, mark >= lo && mark < hi};
+    }
     return 0;
 }
 
@@ -78,42 +93,25 @@ static int tb_is_ours(void *sym)
     return (uintptr_t)sym >= tb_self_lo && (uintptr_t)sym < tb_self_hi;
 }
 
-/* The symbol every BLAS trampoline defines: an object that defines it
- * computes nothing, and each of its BLAS names jumps to wherever it was
- * last pointed. libblastrampoline (through which Julia calls BLAS) points
- * its dgemm_64_ at our dgemm_64_ once BLAS.lbt_forward names us; taking
- * its dgemm_64_ for the real one would call us back without end. What it
- * forwarded to before is loaded in the process, and found here directly. */
-#define TB_TRAMPOLINE_MARK "lbt_forward"
-
-/* 1 when a call of sym may come back to us: it is ours, or it lies in an
- * object that itself defines TB_TRAMPOLINE_MARK (not merely one that
- * depends on such an object, as libraries built against
- * libblastrampoline do). */
+/* 1 when a call of sym may come back to us: it is ours, or it lies in a
+ * trampoline. A symbol outside the objects scanned (the configured
+ * fallback's) is asked of its own object. */
 static int tb_leads_back(void *sym)
 {
     if (tb_is_ours(sym))
         return 1;
+    for (int i = 0; i < tb_scanned.n; i++)
+        if ((uintptr_t)sym >= tb_scanned.o[i].lo && (uintptr_t)sym < tb_scanned.o[i].hi)
+            return tb_scanned.o[i].trampoline;
     Dl_info info, mark_info;
     if (!dladdr(sym, &info) || !info.dli_fname || !*info.dli_fname)
         return 0;
-    /* The table's names mostly come from one or two objects: each object's
-     * answer is kept (tb_resolve runs once, under pthread_once). */
-    static struct { void *base; int leads; } seen[8];
-    static int nseen;
-    for (int i = 0; i < nseen; i++)
-        if (seen[i].base == info.dli_fbase)
-            return seen[i].leads;
     void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     if (!h)
         return 0;
     void *mark = dlsym(h, TB_TRAMPOLINE_MARK);
     const int r = mark && dladdr(mark, &mark_info) && mark_info.dli_fbase == info.dli_fbase;
     dlclose(h);
-    if (nseen < 8) {
-        seen[nseen].base = info.dli_fbase;
-        seen[nseen++].leads = r;
-    }
     return r;
 }
 
@@ -121,13 +119,13 @@ static int tb_leads_back(void *sym)
  * of any loaded object (how a program that dlopen()ed its BLAS privately,
  * as numpy's extension modules and libblastrampoline do, is served by the
  * very BLAS it loaded); never one that may lead back to us. */
-static void *tb_lookup(const char *name, const tb_objects *o)
+static void *tb_lookup(const char *name)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     if (sym && !tb_leads_back(sym))
         return sym;
-    for (int i = 0; i < o->n; i++) {
-        sym = dlsym(o->h[i], name);
+    for (int i = 0; i < tb_scanned.n; i++) {
+        sym = dlsym(tb_scanned.o[i].h, name);
         if (sym && !tb_leads_back(sym))
             return sym;
     }
@@ -226,11 +224,10 @@ static int tb_plain_width(tb_api api, void *s, void *d)
 
 static void tb_resolve(void)
 {
-    tb_objects objects = {NULL, 0, 0};
-    dl_iterate_phdr(tb_scan_one, &objects);
+    dl_iterate_phdr(tb_scan_one, &tb_scanned);
     int found = 0;
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
-        found |= (tb_real[i] = tb_lookup(tb_entries[i].symbol, &objects)) != NULL;
+        found |= (tb_real[i] = tb_lookup(tb_entries[i].symbol)) != NULL;
     if (!found)
         tb_resolve_fallback();
     /* The plain names' width, per interface; with no BLAS at all behind
@@ -264,14 +261,15 @@ static void tb_resolve(void)
     void *plain_anchor = tb_width[fd->id] != 8 ? NULL
                          : tb_real[fd->id] ? tb_real[fd->id] : tb_real[fs->id];
 #define TB_RESOLVE_FWD(r, T, n)                                                               \
-    tb_real_fwd[TB_FWD_##r] = tb_lookup(TB_STR(TB_FWD_SYMBOL(r)), &objects);                  \
+    tb_real_fwd[TB_FWD_##r] = tb_lookup(TB_STR(TB_FWD_SYMBOL(r)));                  \
     if (!tb_real_fwd[TB_FWD_##r])                                                             \
         tb_real_fwd[TB_FWD_##r] = tb_sym_beside(plain_anchor, TB_STR(TB_FWD_PLAIN(r)));
     TB_FORWARDED(TB_RESOLVE_FWD)
 #undef TB_RESOLVE_FWD
-    for (int i = 0; i < objects.n; i++)
-        dlclose(objects.h[i]);   /* the objects stay loaded: only our references go */
-    free(objects.h);
+    for (int i = 0; i < tb_scanned.n; i++)
+        dlclose(tb_scanned.o[i].h);   /* the objects stay loaded: only our references go */
+    free(tb_scanned.o);
+    tb_scanned = (tb_objects){NULL, 0, 0};
     Dl_info info;
     for (int i = 0; i < TB_ENTRY_COUNT; i++)
         if (tb_real[i] && dladdr(tb_real[i], &info) && info.dli_fname) {
