@@ -28,8 +28,12 @@
  * Fortran routines (libopenblas.so.0's dsyrk_ ...) called on host arrays
  * with the same column-major calls; each near its precision's rounding
  * error, or the reference, the calls or the mapping are wrong.
+ * --nb 128,256,...: each routine again at these block sizes (tb_l3_run's
+ * nb; the first row is tb_l3_block's, named in its kernel column), one row
+ * each: ms, TFLOP/s, cuBLAS's time over it, its errors.
  * Usage: bench_blocked [--sizes 4096,8192] [--precs s,d,c,z]
- *                      [--routines symm,...,trsm] [--reps N] [--check-reference] */
+ *                      [--routines symm,...,trsm] [--reps N] [--nb LIST]
+ *                      [--check-reference] */
 #include "tb_blocked.h"
 #include "tb_no_gpu.h"
 #include "bench_l3.h"
@@ -485,10 +489,11 @@ static int cmp_float(const void *a, const void *b)
 static int fail_rc;
 
 /* The median ms of reps runs of c (after one untimed), C reset from C0
- * before each: ours (fn NULL: tb_l3_device on d) or cuBLAS's fn; -1 on an
+ * before each: ours (fn NULL: tb_l3_device on d at block size nb, 0 the
+ * library's) or cuBLAS's fn; -1 on an
  * error (fail_rc). */
-static float time_runs(void *fn, const l3call *c, const tb_l3 *d, const void *C0, size_t bytes,
-                       cudaStream_t st, int reps, const char **kernel)
+static float time_runs(void *fn, const l3call *c, const tb_l3 *d, int nb, const void *C0,
+                       size_t bytes, cudaStream_t st, int reps, const char **kernel)
 {
     cudaEvent_t e0, e1;
     float t[64];
@@ -498,7 +503,7 @@ static float time_runs(void *fn, const l3call *c, const tb_l3 *d, const void *C0
     for (int i = 0; i <= reps && rc == 0; i++) {
         CK(cudaMemcpyAsync(c->C, C0, bytes, cudaMemcpyDeviceToDevice, st));
         CK(cudaEventRecord(e0, st));
-        rc = fn ? cublas_call(fn, c) : tb_l3_device(d, st, kernel);
+        rc = fn ? cublas_call(fn, c) : tb_l3_device(d, nb, st, kernel);
         CK(cudaEventRecord(e1, st));
         if (rc == 0 && (rc = (int)cudaEventSynchronize(e1)) == 0)
             rc = (int)cudaGetLastError();
@@ -529,7 +534,8 @@ typedef struct {
 
 /* Routine r on the arrays: a table row. blas: --check-reference's host
  * BLAS (dlopen handle), else the GPU. Returns 0, or 1 on a failure. */
-static int bench_routine(int r, const arrays *a, int reps, cudaStream_t st, void *blas)
+static int bench_routine(int r, const arrays *a, int reps, cudaStream_t st, void *blas,
+                         const int *nbs, int nnb)
 {
     const char x = a->x;
     const int n = a->n;
@@ -571,12 +577,12 @@ static int bench_routine(int r, const arrays *a, int reps, cudaStream_t st, void
         dp.B = hp.B ? a->dB : NULL;
         dp.C = a->dC;
         const char *kernel = "-";
-        const float ours = time_runs(NULL, &dc, &dp, a->dC0, a->bytes, st, reps, &kernel);
+        const float ours = time_runs(NULL, &dc, &dp, 0, a->dC0, a->bytes, st, reps, &kernel);
         double oe = NAN, om = NAN, ce = NAN, cm = NAN;
         if (ours >= 0)
             oe = errors(&f, &ref_lines, a->dC, hp.ldc, 1, &om);
         void *fn = cublas_fn(&dc);
-        const float cub = fn ? time_runs(fn, &dc, NULL, a->dC0, a->bytes, st, reps, NULL) : -1.0f;
+        const float cub = fn ? time_runs(fn, &dc, NULL, 0, a->dC0, a->bytes, st, reps, NULL) : -1.0f;
         if (cub >= 0)
             ce = errors(&f, &ref_lines, a->dC, hp.ldc, 1, &cm);
         char t_ours[48] = "    failed        -", t_cub[48] = "          -        -",
@@ -587,13 +593,25 @@ static int bench_routine(int r, const arrays *a, int reps, cudaStream_t st, void
             snprintf(t_cub, sizeof t_cub, "%11.3f %8.2f", cub, flops / (cub * 1e-3) * 1e-12);
         if (ours > 0 && cub > 0)
             snprintf(ratio, sizeof ratio, "%7.2f", cub / ours);
-        printf(" %s %s %s %10.2e %10.2e %10.2e %10.2e  %s\n", t_ours, t_cub, ratio, oe, ce, om, cm,
-               kernel);
+        printf(" %s %s %s %10.2e %10.2e %10.2e %10.2e  %s, nb %d\n", t_ours, t_cub, ratio, oe, ce,
+               om, cm, kernel, tb_l3_block(&dp));
         bad = ours < 0 || (fn && cub < 0);
         if (bad)
             printf("bench_blocked: %s: %s failed (%d%s%s)\n", name, ours < 0 ? "ours" : "cuBLAS",
                    fail_rc, ours < 0 && fail_rc > 0 ? ": " : "",
                    ours < 0 && fail_rc > 0 ? cudaGetErrorString((cudaError_t)fail_rc) : "");
+        /* --nb: the same call at other block sizes (tb_l3_block's is the
+         * row above: nb there) */
+        for (int i = 0; i < nnb && ours >= 0; i++) {
+            const float t = time_runs(NULL, &dc, &dp, nbs[i], a->dC0, a->bytes, st, reps, NULL);
+            double e = NAN, m = NAN;
+            if (t >= 0)
+                e = errors(&f, &ref_lines, a->dC, hp.ldc, 1, &m);
+            printf("%-7s nb %-5d %10.3f %8.2f %20s %7.2f %10.2e %21s %10.2e\n", name, nbs[i], t,
+                   t > 0 ? flops / (t * 1e-3) * 1e-12 : 0.0, "", t > 0 && cub > 0 ? cub / t : 0.0,
+                   e, "", m);
+            bad |= t < 0;
+        }
     }
     fflush(stdout);
     free(ref_lines.val);
@@ -604,9 +622,11 @@ static int bench_routine(int r, const arrays *a, int reps, cudaStream_t st, void
 int main(int argc, char **argv)
 {
     const char *sizes = "4096,8192", *precs = "s,d,c,z", *which = NULL;
+    int nbs[16], nnb = 0;
     int reps = 5, check = 0;
     static const char usage[] = "usage: bench_blocked [--sizes 4096,8192] [--precs s,d,c,z] "
-                                "[--routines symm,...,trsm] [--reps N] [--check-reference]\n";
+                                "[--routines symm,...,trsm] [--reps N] [--nb 128,256,...] "
+                                "[--check-reference]\n";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
             sizes = argv[++i];
@@ -618,6 +638,8 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--check-reference"))
             check = 1;
+        else if (!strcmp(argv[i], "--nb") && i + 1 < argc && (nnb = l3_sizes(argv[++i], nbs, 16)) >= 0)
+            ;
         else {
             fputs(usage, stderr);
             return 2;
@@ -687,7 +709,7 @@ int main(int argc, char **argv)
             }
             for (int r = 0; r < 8; r++)
                 if (l3_exists(r, *x) && (!which || l3_listed(which, l3_routines[r])))
-                    bad |= bench_routine(r, &a, reps, st, blas);
+                    bad |= bench_routine(r, &a, reps, st, blas, nbs, nnb);
             if (!check) {
                 CK(cudaFree(a.dA));
                 CK(cudaFree(a.dB));

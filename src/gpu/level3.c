@@ -74,12 +74,12 @@ static void tb_dev_scratch_free(void *ctx, void *p)
     tb_run_scratch_free(p, ((tb_dev_engine *)ctx)->st);
 }
 
-int tb_l3_device(const tb_l3 *d, cudaStream_t st, const char **kernel)
+int tb_l3_device(const tb_l3 *d, int nb, cudaStream_t st, const char **kernel)
 {
     tb_dev_engine x = {st, tb_settings_get()->device_memory > 0.0, NULL};
     const tb_l3_engine eng = {&x, tb_dev_gemm, tb_dev_merge, tb_dev_full, tb_dev_tri,
                               tb_dev_scratch, tb_dev_scratch_free};
-    const int rc = tb_l3_run(d, tb_l3_block(d), &eng);
+    const int rc = tb_l3_run(d, nb > 0 ? nb : tb_l3_block(d), &eng);
     if (kernel)
         *kernel = x.kernel ? x.kernel : "blocks";
     return rc;
@@ -225,7 +225,7 @@ static tb_window tb_l3_win(const tb_l3_job *J, const void *X, size_t ld, size_t 
 }
 
 /* Steps 1 and 2: the inputs up, the algorithm, and its end waited for. */
-static tb_stage tb_l3_compute(tb_l3_job *J)
+static tb_stage tb_l3_compute(tb_l3_job *J, int nb)
 {
     tb_lane *L = J->L;
     const tb_l3 *p = J->p;
@@ -260,7 +260,7 @@ static tb_stage tb_l3_compute(tb_l3_job *J)
     d.C = dC;
     d.ldc = pc / es;
     cudaEventRecord(L->mark[TB_MARK_K0], st);
-    const int rc = tb_l3_device(&d, st, &J->t->kernel);
+    const int rc = tb_l3_device(&d, nb, st, &J->t->kernel);
     cudaEventRecord(L->mark[TB_MARK_K1], st);
     if (rc == TB_L3_NO_SCRATCH) {
         J->err = cudaErrorMemoryAllocation;
@@ -323,7 +323,7 @@ static tb_stage tb_l3_lane_run(tb_l3_job *J)
     J->t->devices = 1;
     tb_stage failed = tb_l3_prepare(J, nb);
     if (failed == TB_STAGE_NONE)
-        failed = tb_l3_compute(J);
+        failed = tb_l3_compute(J, nb);
     if (failed == TB_STAGE_NONE)
         failed = tb_l3_download(J);
     if (failed != TB_STAGE_NONE)

@@ -100,7 +100,7 @@ TB_HIDDEN int tb_l3_block(const tb_l3 *p);
 
 /* ---- The GPU route (level3.c) ---- */
 /* d (device pointers) run by the route's device engine, queued on stream
- * st and not waited for: tb_l3_run at tb_l3_block's size, every GEMM
+ * st and not waited for: tb_l3_run at block size nb (0: tb_l3_block's), every GEMM
  * through tb_gemm_run with tb_choose_kernel's kernel (TILEDBLAS_KERNEL's
  * where it fits, else the registry's pick), the steps by
  * blocks_00_diag.cu's launchers, scratch from the run's pool.
@@ -108,7 +108,7 @@ TB_HIDDEN int tb_l3_block(const tb_l3 *p);
  * bench/bench_blocked.c times against cuBLAS. Returns tb_l3_run's answer;
  * *kernel (when kernel is not NULL): the first GEMM's kernel, "blocks" when
  * none ran. */
-TB_HIDDEN int tb_l3_device(const tb_l3 *d, cudaStream_t st, const char **kernel);
+TB_HIDDEN int tb_l3_device(const tb_l3 *d, int nb, cudaStream_t st, const char **kernel);
 
 /* ---- The GPU route's CPU side (level3.c) ---- */
 /* The order the GPU route downloads p's C in: 1 from the last row up, 0
