@@ -10,15 +10,26 @@
  * Frobenius difference between the two results over what the routine
  * writes (syrk's family: C's upper triangle). trsm's T has a diagonal of
  * n + 1 and the rest in [-1, 1): well conditioned.
- * Usage: bench_level3 LIBTILEDBLAS [--sizes 4096,8192] [--reps N]
- *                     [--precs s,d,c,z] [--routines symm,...,trsm] */
+ * --peer NAME: the Fortran routine of the same name that the process sees
+ * first (dsyrk_ for dsyrk; under LD_PRELOAD=libnvblas.so NVBLAS's, which
+ * catches Fortran names only; without a preload OpenBLAS's own) timed too
+ * on the same call in column-major form (bench_l3.h), in three more
+ * columns: its time, its time over the library's (above 1: the library is
+ * faster) and its result's difference from OpenBLAS's.
+ * Timing: the library's median of --reps calls after one untimed call (its
+ * device buffers grow to the call); OpenBLAS's and the peer's median of
+ * --cpu-reps calls (default --reps), untimed only in the process's first
+ * row (their threads, handles and buffers start there; they keep nothing
+ * sized by a call). C is reset from the same input before every call.
+ * Usage: bench_level3 LIBTILEDBLAS [--sizes 4096,8192] [--reps N] [--cpu-reps N]
+ *                     [--precs s,d,c,z] [--routines symm,...,trsm] [--peer NAME] */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bench_util.h"
+#include "bench_l3.h"
 
 enum { ROW = 101, NOTRANS = 111, UPPER = 121, NONUNIT = 131, LEFT = 141 };
 
@@ -49,10 +60,7 @@ typedef void (*trmm_s)(int, int, int, int, int, int, int, float, const void *, i
 typedef void (*trmm_z)(int, int, int, int, int, int, int, const void *, const void *, int, void *,
                        int);
 
-static const char *const routines[] = {"symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm",
-                                       "trsm"};
-
-/* One call of routine r (an index of routines[]) in precision x (s d c z)
+/* One call of routine r (an index of l3_routines) in precision x (s d c z)
  * of order n, through fn. */
 static void call(void *fn, int r, char x, int n, const void *A, const void *B, void *C)
 {
@@ -103,18 +111,27 @@ static void call(void *fn, int r, char x, int n, const void *A, const void *B, v
     }
 }
 
-/* The median seconds of reps calls (after one more, not timed), C reset
- * from C0 before each. */
-static double time_calls(void *fn, int r, char x, int n, const void *A, const void *B, void *C,
-                         const void *C0, size_t bytes, int reps)
+/* The same call through the Fortran routine fn, column-major (bench_l3.h). */
+static void call_fortran(void *fn, int r, char x, int n, const void *A, const void *B, void *C)
+{
+    const l3call c = l3_call(r, x, n, A, B, C);
+    l3_fortran(fn, &c);
+}
+
+typedef void (*caller)(void *fn, int r, char x, int n, const void *A, const void *B, void *C);
+
+/* The median seconds of reps calls through fn by how after `warm` more,
+ * not timed, C reset from C0 before each. */
+static double time_calls(caller how, void *fn, int r, char x, int n, const void *A, const void *B,
+                         void *C, const void *C0, size_t bytes, int reps, int warm)
 {
     double t[64];
-    for (int i = 0; i <= reps; i++) {
+    for (int i = 0; i < warm + reps; i++) {
         memcpy(C, C0, bytes);
         const double t0 = now();
-        call(fn, r, x, n, A, B, C);
-        if (i > 0)
-            t[i - 1] = now() - t0;
+        how(fn, r, x, n, A, B, C);
+        if (i >= warm)
+            t[i - warm] = now() - t0;
     }
     return median(t, reps);
 }
@@ -138,26 +155,15 @@ static double rel_diff(int r, char x, int n, const void *X, const void *Y)
     return y2 > 0.0 ? sqrt(d2 / y2) : sqrt(d2);
 }
 
-static int listed(const char *list, const char *name)
-{
-    const size_t len = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        const size_t l = end ? (size_t)(end - p) : strlen(p);
-        if (l == len && !strncmp(p, name, l))
-            return 1;
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    const char *sizes = "4096,8192", *precs = "s,d,c,z", *which = NULL;
-    int reps = 3;
+    const char *sizes = "4096,8192", *precs = "s,d,c,z", *which = NULL, *peer = NULL;
+    int reps = 3, cpu_reps = 0;
+    static const char usage[] = "usage: bench_level3 LIBTILEDBLAS [--sizes 4096,8192] [--reps N] "
+                                "[--cpu-reps N] [--precs s,d,c,z] [--routines symm,...] "
+                                "[--peer NAME]\n";
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_level3 LIBTILEDBLAS [--sizes 4096,8192] [--reps N] "
-                        "[--precs s,d,c,z] [--routines symm,...]\n");
+        fputs(usage, stderr);
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -165,17 +171,29 @@ int main(int argc, char **argv)
             sizes = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cpu-reps") && i + 1 < argc)
+            cpu_reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--precs") && i + 1 < argc)
             precs = argv[++i];
         else if (!strcmp(argv[i], "--routines") && i + 1 < argc)
             which = argv[++i];
+        else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+            peer = argv[++i];
         else {
-            fprintf(stderr, "bench_level3: unknown argument %s\n", argv[i]);
+            fprintf(stderr, "bench_level3: unknown argument %s\n%s", argv[i], usage);
             return 2;
         }
     }
     if (reps < 1 || reps > 63)
         reps = 3;
+    if (cpu_reps < 1 || cpu_reps > 63)
+        cpu_reps = reps;
+    int ns[16];
+    const int nsizes = l3_sizes(sizes, ns, 16);
+    if (nsizes < 0) {
+        fprintf(stderr, "bench_level3: bad --sizes %s\n", sizes);
+        return 2;
+    }
     void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL);
     void *tb = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!ob || !tb) {
@@ -186,59 +204,71 @@ int main(int argc, char **argv)
     if (gpu_start)
         gpu_start(60.0);   /* CUDA's start is no call's time */
     const char *mode = getenv("TILEDBLAS_MODE");
-    printf("bench_level3: row-major n x n, library mode %s, median of %d\n", mode ? mode : "auto", reps);
-    printf("%-8s %6s %12s %12s %8s %10s %10s\n", "routine", "n", "OpenBLAS ms", "library ms",
+    printf("bench_level3: row-major n x n, library mode %s, median of %d (OpenBLAS%s: %d)\n",
+           mode ? mode : "auto", reps, peer ? " and the peer" : "", cpu_reps);
+    if (peer) {
+        /* Where the peer's names come from (the first one asked for). */
+        Dl_info where = {0};
+        void *f = NULL;
+        for (int r = 0; r < 8 && !f; r++)
+            for (const char *x = "sdcz"; *x && !f; x++) {
+                char name[16];
+                snprintf(name, sizeof name, "%c%s_", *x, l3_routines[r]);
+                if (l3_prec_listed(precs, *x) && l3_exists(r, *x) &&
+                    (!which || l3_listed(which, l3_routines[r])))
+                    f = dlsym(RTLD_DEFAULT, name);
+            }
+        printf("peer %s: Fortran names, column-major, from %s\n", peer,
+               f && dladdr(f, &where) && where.dli_fname ? where.dli_fname : "(not found)");
+    }
+    printf("%-8s %6s %12s %12s %8s %10s %10s", "routine", "n", "OpenBLAS ms", "library ms",
            "speedup", "lib TF/s", "rel diff");
-    char sizes_copy[256];
-    snprintf(sizes_copy, sizeof sizes_copy, "%s", sizes);
-    for (char *tok = strtok(sizes_copy, ","); tok; tok = strtok(NULL, ",")) {
-        const int n = atoi(tok);
-        if (n <= 0) {
-            fprintf(stderr, "bench_level3: bad size %s\n", tok);
-            return 2;
-        }
+    if (peer)
+        printf(" %12.12s %9.9s %10.10s", peer, "peer/lib", "peer diff");
+    printf("\n");
+    int first = 1;   /* OpenBLAS's and the peer's first calls in the process are not timed */
+    for (int si = 0; si < nsizes; si++) {
+        const int n = ns[si];
         for (const char *x = "sdcz"; *x; x++) {
-            const char px[2] = {*x, 0};
-            if (!listed(precs, px))
+            if (!l3_prec_listed(precs, *x))
                 continue;
-            const int cx = *x == 'c' || *x == 'z', dbl = *x == 'd' || *x == 'z';
-            const size_t es = (dbl ? 8 : 4) * (cx ? 2 : 1), elems = (size_t)n * n * (cx ? 2 : 1);
-            const size_t bytes = (size_t)n * n * es;
+            const int cx = *x == 'c' || *x == 'z';
+            const size_t bytes = (size_t)n * n * l3_es(*x);
             void *A = malloc(bytes), *B = malloc(bytes), *C0 = malloc(bytes), *C1 = malloc(bytes),
-                 *C2 = malloc(bytes);
-            if (!A || !B || !C0 || !C1 || !C2) {
+                 *C2 = malloc(bytes), *C3 = peer ? malloc(bytes) : NULL;
+            if (!A || !B || !C0 || !C1 || !C2 || (peer && !C3)) {
                 fprintf(stderr, "bench_level3: n %d: out of host memory\n", n);
                 return 1;
             }
-            fill_uniform_es(A, elems, dbl ? 8 : 4, 1);
-            fill_uniform_es(B, elems, dbl ? 8 : 4, 2);
-            fill_uniform_es(C0, elems, dbl ? 8 : 4, 3);
-            for (size_t i = 0; i < (size_t)n; i++) {   /* trsm's diagonal: n + 1 */
-                const size_t at = (i * (size_t)n + i) * (cx ? 2 : 1);
-                if (dbl)
-                    ((double *)A)[at] = n + 1.0;
-                else
-                    ((float *)A)[at] = (float)(n + 1.0);
-            }
+            l3_inputs(*x, n, A, B, C0);
             for (int r = 0; r < 8; r++) {
-                if ((which && !listed(which, routines[r])) || ((r == 1 || r == 3 || r == 5) && !cx))
+                if ((which && !l3_listed(which, l3_routines[r])) || !l3_exists(r, *x))
                     continue;
-                char name[16];
-                snprintf(name, sizeof name, "cblas_%c%s", *x, routines[r]);
+                char name[16], fname[16];
+                snprintf(name, sizeof name, "cblas_%c%s", *x, l3_routines[r]);
+                snprintf(fname, sizeof fname, "%c%s_", *x, l3_routines[r]);
                 void *fo = dlsym(ob, name), *ft = dlsym(tb, name);
-                if (!fo || !ft) {
-                    fprintf(stderr, "bench_level3: no %s\n", name);
+                void *fp = peer ? dlsym(RTLD_DEFAULT, fname) : NULL;
+                if (!fo || !ft || (peer && !fp)) {
+                    fprintf(stderr, "bench_level3: no %s\n", !fo || !ft ? name : fname);
                     return 1;
                 }
-                const double to = time_calls(fo, r, *x, n, A, B, C1, C0, bytes, reps);
-                const double tt = time_calls(ft, r, *x, n, A, B, C2, C0, bytes, reps);
+                const double to = time_calls(call, fo, r, *x, n, A, B, C1, C0, bytes, cpu_reps, first);
+                const double tt = time_calls(call, ft, r, *x, n, A, B, C2, C0, bytes, reps, 1);
+                const double tp = peer ? time_calls(call_fortran, fp, r, *x, n, A, B, C3, C0, bytes,
+                                                    cpu_reps, first)
+                                       : 0.0;
+                first = 0;
                 const double flop = (double)n * n * n * (r == 0 || r == 1 || r == 4 || r == 5 ? 2.0 : 1.0) *
                                     (cx ? 4.0 : 1.0);
-                printf("%c%-7s %6d %12.2f %12.2f %8.2f %10.2f %10.2e\n", *x, routines[r], n,
+                printf("%c%-7s %6d %12.2f %12.2f %8.2f %10.2f %10.2e", *x, l3_routines[r], n,
                        to * 1e3, tt * 1e3, to / tt, flop / tt * 1e-12, rel_diff(r, *x, n, C2, C1));
+                if (peer)
+                    printf(" %12.2f %9.2f %10.2e", tp * 1e3, tp / tt, rel_diff(r, *x, n, C3, C1));
+                printf("\n");
                 fflush(stdout);
             }
-            free(A), free(B), free(C0), free(C1), free(C2);
+            free(A), free(B), free(C0), free(C1), free(C2), free(C3);
         }
     }
     return 0;

@@ -31,7 +31,13 @@
 #          its processes that exit or fork while the GPU starts;
 #   names: ctest kernel-tests xscblat3 sanitizers overhead e2e tune nvblas
 #          sweep tool kernels odd calibrate numpy pypi repeat reliability cpuroute learn
-#          switch startup devices (xscblat3 runs xdcblat3 too)
+#          switch startup devices level3 (xscblat3 runs xdcblat3 too)
+#   level3: symm, hemm, syrk, herk, syr2k, her2k, trmm, trsm in s, d, c, z: ours
+#          against cuBLAS's same routine on device buffers at 4096 and 8192
+#          (bench_blocked: ms, TFLOP/s, errors against a long-double reference),
+#          then one call from host arrays at 8192 in forced-GPU mode beside
+#          OpenBLAS and NVBLAS's Fortran names in the same process
+#          (bench_level3 --peer NVBLAS); capped at 150 s and 210 s
 #   TB_DEVICES_LIST: step devices' list (default: every GPU, or 0,0 - two
 #          slots on one GPU - where there is one)
 set -u
@@ -336,6 +342,26 @@ $B/tiledblas info
 $B/tiledblas run --mode verify -- $B/examples/mlp_train --batch 2048 --in 1024 --hidden 2048 --out 512 --steps 2 2>&1 | tail -8
 $B/tiledblas ab -- $B/examples/mlp_train --batch 4096 --in 2048 --hidden 4096 --out 1024 --steps 3 2>&1 | tail -25
 
+fi
+if want level3; then
+step "level 3 but gemm: ours against cuBLAS's same routine on device buffers (4096, 8192), then one call from host arrays at 8192, forced GPU, beside OpenBLAS and NVBLAS (Fortran names)"
+bb=$B/bench/bench_blocked; [ -x $bb ] || bb=$B/bench_blocked
+timeout 150 $bb --sizes 4096,8192 --reps 3 2>&1 | tee "$out/level3-device.txt"
+rc=${PIPESTATUS[0]}; echo "exit $rc$([ $rc = 124 ] && echo ' (time cap: the rows after the last one were not run)')"
+nvb=/usr/local/cuda/lib64/libnvblas.so
+peer=()
+if [ -f $nvb ]; then
+    printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /tmp/nvblas.log\n' \
+        "$lib/openblas-pthread/libopenblas.so.0" > /tmp/nvblas.conf
+    peer=(NVBLAS_CONFIG_FILE=/tmp/nvblas.conf LD_PRELOAD=$nvb)
+else
+    echo "no $nvb on this machine: no NVBLAS column"
+fi
+# OpenBLAS and NVBLAS: one timed call per routine (OpenBLAS's zgemm-like
+# calls take seconds at 8192); the library: the median of 3.
+timeout 210 env TILEDBLAS_MODE=gpu "${peer[@]}" $B/bench_level3 $TBLIB --sizes 8192 --reps 3 --cpu-reps 1 \
+    ${peer:+--peer NVBLAS} 2>&1 | tee "$out/level3-e2e.txt"
+rc=${PIPESTATUS[0]}; echo "exit $rc$([ $rc = 124 ] && echo ' (time cap: the rows after the last one were not run)')"
 fi
 if want kernels && { [ -x $B/bench/bench_kernels ] || [ -x $B/bench_kernels ]; }; then
     step "kernels against cuBLAS"

@@ -74,6 +74,17 @@ static void tb_dev_scratch_free(void *ctx, void *p)
     tb_run_scratch_free(p, ((tb_dev_engine *)ctx)->st);
 }
 
+int tb_l3_device(const tb_l3 *d, int nb, cudaStream_t st, const char **kernel)
+{
+    tb_dev_engine x = {st, tb_settings_get()->device_memory > 0.0, NULL};
+    const tb_l3_engine eng = {&x, tb_dev_gemm, tb_dev_merge, tb_dev_full, tb_dev_tri,
+                              tb_dev_scratch, tb_dev_scratch_free};
+    const int rc = tb_l3_run(d, nb > 0 ? nb : tb_l3_block(d), &eng);
+    if (kernel)
+        *kernel = x.kernel ? x.kernel : "blocks";
+    return rc;
+}
+
 /* ---- The call's matrices ---------------------------------------------- */
 
 static int tb_l3_rank(const tb_l3 *p)
@@ -248,13 +259,9 @@ static tb_stage tb_l3_compute(tb_l3_job *J, int nb)
     d.ldb = r->b ? pb / es : pc / es;
     d.C = dC;
     d.ldc = pc / es;
-    tb_dev_engine x = {st, tb_settings_get()->device_memory > 0.0, NULL};
-    const tb_l3_engine eng = {&x, tb_dev_gemm, tb_dev_merge, tb_dev_full, tb_dev_tri,
-                              tb_dev_scratch, tb_dev_scratch_free};
     cudaEventRecord(L->mark[TB_MARK_K0], st);
-    const int rc = tb_l3_run(&d, nb, &eng);
+    const int rc = tb_l3_device(&d, nb, st, &J->t->kernel);
     cudaEventRecord(L->mark[TB_MARK_K1], st);
-    J->t->kernel = x.kernel ? x.kernel : "blocks";
     if (rc == TB_L3_NO_SCRATCH) {
         J->err = cudaErrorMemoryAllocation;
         return TB_STAGE_ALLOC;

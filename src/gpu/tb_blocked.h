@@ -15,10 +15,12 @@
  * - the CPU engine of the tests (tests/blocked_host.c): plain loops on host
  *   pointers, against a long-double reference (tests/test_blocked.c).
  * - the GPU route (level3.c): A, B and C uploaded once, the engine on
- *   device pointers and one stream: gemm = tb_gemm_run (kernels/tb_kernels.h,
- *   the kernels GEMM runs on, complex included), the steps =
- *   kernels/blocks_00_diag.cu's launchers, scratch = tb_run_scratch; then
- *   the written part of C (of syrk's family the triangle alone) downloaded.
+ *   device pointers and one stream (tb_l3_device): gemm = tb_gemm_run
+ *   (kernels/tb_kernels.h, the kernels GEMM runs on, complex included),
+ *   the steps = kernels/blocks_00_diag.cu's launchers, scratch =
+ *   tb_run_scratch; then the written part of C (of syrk's family the
+ *   triangle alone) downloaded. bench/bench_blocked.c times the same
+ *   engine on device buffers against cuBLAS.
  * Nothing in blocked.c knows which engine it drives. */
 #ifndef TB_BLOCKED_H
 #define TB_BLOCKED_H
@@ -95,6 +97,18 @@ TB_HIDDEN size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb);
  * nb = d / 64 rounded down to a power of two keeps them under 1/64, within
  * 32 (no smaller GEMMs on the diagonal) and 512. Not yet timed on a GPU. */
 TB_HIDDEN int tb_l3_block(const tb_l3 *p);
+
+/* ---- The GPU route (level3.c) ---- */
+/* d (device pointers) run by the route's device engine, queued on stream
+ * st and not waited for: tb_l3_run at block size nb (0: tb_l3_block's), every GEMM
+ * through tb_gemm_run with tb_choose_kernel's kernel (TILEDBLAS_KERNEL's
+ * where it fits, else the registry's pick), the steps by
+ * blocks_00_diag.cu's launchers, scratch from the run's pool.
+ * What the route runs between its upload and its download, and what
+ * bench/bench_blocked.c times against cuBLAS. Returns tb_l3_run's answer;
+ * *kernel (when kernel is not NULL): the first GEMM's kernel, "blocks" when
+ * none ran. */
+TB_HIDDEN int tb_l3_device(const tb_l3 *d, int nb, cudaStream_t st, const char **kernel);
 
 /* ---- The GPU route's CPU side (level3.c) ---- */
 /* The order the GPU route downloads p's C in: 1 from the last row up, 0
