@@ -184,7 +184,9 @@ static const tb_kernel_info tb_kernels[] = {
      TB_F64, tb_launch_dmma_884, NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
      80, 0, TB_SMEM_DMMA},
     /* fp64 on the INT8 tensor cores (Ozaki scheme II, dgemm_02_ozaki.cu):
-     * opt-in by name until measured (rank below 0: never a default pick).
+     * opt-in by name (rank below 0: never a default pick) until its rule
+     * for the moduli and for where it beats dmma is in (docs/kernels.md:
+     * 1.20x cuBLAS at 8192^3, 0.85x at 4096^3 on the H100).
      * Its tiling fields are the INT8 wgmma kernel's (128 x 256 tiles, K
      * slices of 128, a consumer warpgroup's 64 x 256, 128 sums a thread);
      * elsewhere the mma.sync kernel's 128 x 128. It runs dmma itself where

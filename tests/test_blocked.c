@@ -415,17 +415,26 @@ static void test_mapping(void)
     CHECK(tb_l3_of(&c, &p) == -1, "gemm is not one of them");
 }
 
-/* The block size rule: a power of two, d / 64 rounded down, in [32, 512]. */
+/* The block size rule: a quarter of the order (at least 32) for symm's and
+ * syrk's families, 16 for trmm and trsm whatever the order. */
 static void test_block(void)
 {
     tb_l3 p = {.routine = TB_R_trsm, .left = 1, .m = 8192, .n = 100};
-    CHECK(tb_l3_block(&p) == 128, "nb at 8192: %d", tb_l3_block(&p));
-    p.m = 100;
-    CHECK(tb_l3_block(&p) == 32, "nb at 100: %d", tb_l3_block(&p));
-    p.m = 1 << 20;
-    CHECK(tb_l3_block(&p) == 512, "nb at 2^20: %d", tb_l3_block(&p));
+    CHECK(tb_l3_block(&p) == 16, "trsm nb at 8192: %d", tb_l3_block(&p));
+    p.routine = TB_R_trmm;
+    p.left = 0;   /* the right side: A's order is n */
+    CHECK(tb_l3_block(&p) == 16, "trmm nb at 100: %d", tb_l3_block(&p));
     p = (tb_l3){.routine = TB_R_syrk, .m = 4096, .n = 4096, .k = 3};
-    CHECK(tb_l3_block(&p) == 64, "syrk nb at 4096: %d", tb_l3_block(&p));
+    CHECK(tb_l3_block(&p) == 1024, "syrk nb at 4096: %d", tb_l3_block(&p));
+    p.routine = TB_R_her2k;
+    p.m = p.n = 1001;
+    CHECK(tb_l3_block(&p) == 251, "her2k nb at 1001: %d", tb_l3_block(&p));
+    p.m = p.n = 100;
+    CHECK(tb_l3_block(&p) == 32, "her2k nb at 100: %d", tb_l3_block(&p));
+    p = (tb_l3){.routine = TB_R_symm, .left = 1, .m = 3000, .n = 7};
+    CHECK(tb_l3_block(&p) == 750, "symm nb, left, m 3000: %d", tb_l3_block(&p));
+    p = (tb_l3){.routine = TB_R_hemm, .left = 0, .m = 7, .n = 513};
+    CHECK(tb_l3_block(&p) == 129, "hemm nb, right, n 513: %d", tb_l3_block(&p));
 }
 
 /* No scratch: TB_L3_NO_SCRATCH before anything is written. */

@@ -322,11 +322,10 @@ size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb)
 
 int tb_l3_block(const tb_l3 *p)
 {
-    const int d = tb_order(p);
-    int nb = 32;
-    while (nb < 512 && 2 * nb <= d / 64)
-        nb *= 2;
-    return nb;
+    if (p->routine == TB_R_trmm || p->routine == TB_R_trsm)
+        return 16;
+    const int q = (tb_order(p) + 3) / 4;
+    return q > 32 ? q : 32;
 }
 
 int tb_l3_run(const tb_l3 *p, int nb, const tb_l3_engine *e)

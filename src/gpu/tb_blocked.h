@@ -90,12 +90,16 @@ TB_HIDDEN int tb_l3_run(const tb_l3 *p, int nb, const tb_l3_engine *e);
  * families, none for trmm and trsm. */
 TB_HIDDEN size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb);
 
-/* The block size for p: the order of its diagonal blocks. The flops of the
- * diagonal blocks that are not GEMM (trmm, trsm) or that a GEMM computes
- * twice over (the whole block where one triangle is wanted: syrk's family)
- * are about nb / d of the call's, d the order of C (syrk's family) or of A:
- * nb = d / 64 rounded down to a power of two keeps them under 1/64, within
- * 32 (no smaller GEMMs on the diagonal) and 512. Not yet timed on a GPU. */
+/* The block size for p: the order of its diagonal blocks, d the order of C
+ * (syrk's family) or of A (docs/blocked.md has the times behind it,
+ * bench_blocked --nb):
+ *   symm's and syrk's families: d / 4 (at least 32): diagonal GEMMs large
+ *     enough to fill the GPU, few steps, and K cut in four parts (smaller
+ *     blocks are slower; the whole of A at once is a little faster, with
+ *     twice the error: one GEMM over all of K); syrk's family computes its
+ *     diagonal blocks' other triangle too, nb / d of the call's flops;
+ *   trmm, trsm: 16: their diagonal steps run one thread per vector, in
+ *     time about proportional to nb d m, and dominate. */
 TB_HIDDEN int tb_l3_block(const tb_l3 *p);
 
 /* ---- The GPU route (level3.c) ---- */
