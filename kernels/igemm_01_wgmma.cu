@@ -33,8 +33,7 @@
 #include "tb_kernel_common.cuh"
 #include "tb_igemm.h"
 #include "tb_ozaki.h"
-#include <cuda.h>          /* CUtensorMap and its enums: types only, no libcuda link */
-#include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
+#include "tb_hopper.cuh"
 
 #define IG_STAGES 4
 #define IG_A_BYTES (TB_IG_BM * TB_IG_BK)              /* 16 KB */
@@ -43,44 +42,7 @@
 #define IG_THREADS 384                                /* producer + two consumers */
 #define IG_SMEM (IG_STAGES * IG_STAGE_BYTES + 1024)   /* + 1024-byte alignment */
 
-/* Unit u's tile in grouped order: consecutive units walk down a group of 8
- * tile rows before moving right, so that the units in flight share row
- * panels of A and column panels of B in L2. */
-__device__ __forceinline__ void ig_tile(int tile, int tiles_m, int tiles_n, int &tm, int &tn)
-{
-    const int GROUP = 8, width = GROUP * tiles_n;
-    const int first = (tile / width) * GROUP;
-    const int gsize = min(tiles_m - first, GROUP);
-    tm = first + (tile % width) % gsize;
-    tn = (tile % width) / gsize;
-}
-
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-__device__ __forceinline__ uint32_t ig_smem(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* The shared-memory descriptor of a K-major tile of 128-byte rows with the
- * 128-byte swizzle, 1024-byte aligned (sgemm_04_wgmma.cu's tb_wg_desc):
- * start / 16, leading offset 1 (unused), stride 1024 bytes between 8-row
- * groups, layout 1 (128-byte swizzle). */
-__device__ __forceinline__ uint64_t ig_desc(uint32_t saddr)
-{
-    uint64_t d = (uint64_t)((saddr & 0x3FFFF) >> 4);
-    d |= (uint64_t)1 << 16;
-    d |= (uint64_t)(1024 >> 4) << 32;
-    d |= (uint64_t)1 << 62;
-    return d;
-}
-
-__device__ __forceinline__ void ig_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void ig_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void ig_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
 /* Keep reads of the sums below the wait that completes them. */
 __device__ __forceinline__ void ig_touch(int d[128])
 {
@@ -124,42 +86,6 @@ __device__ __forceinline__ void ig_mma(int d[128], uint64_t da, uint64_t db, int
           "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
 
         : "l"(da), "l"(db), "r"(acc));
-}
-
-__device__ __forceinline__ void ig_bar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void ig_bar_expect(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void ig_bar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void ig_bar_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-/* The box at (k0, row0) of `map` into shared memory at dst, swizzled as the
- * map says; its bytes complete on the mbarrier `bar`. */
-__device__ __forceinline__ void ig_tma(uint32_t dst, const CUtensorMap *map, uint32_t bar, int k0,
-                                       int row0)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(bar), "r"(k0), "r"(row0)
-                 : "memory");
 }
 
 /* Consumer c's 64 x 256 sums of unit (t, tm, tn) to U_t as residues. The
@@ -217,12 +143,12 @@ tb_igemm_wgmma_kernel(const __grid_constant__ CUtensorMap mA, const __grid_const
     const int ktiles = (j.kend - j.kbeg) / TB_IG_BK;
     extern __shared__ uint8_t ig_smem_raw[];
     __shared__ __align__(8) uint64_t full[IG_STAGES], empty[IG_STAGES];
-    const uint32_t base = (ig_smem(ig_smem_raw) + 1023) & ~1023u;
+    const uint32_t base = (tb_smem_addr(ig_smem_raw) + 1023) & ~1023u;
     const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
     if (threadIdx.x == 0) {
         for (int s = 0; s < IG_STAGES; s++) {
-            ig_bar_init(ig_smem(&full[s]), 1);
-            ig_bar_init(ig_smem(&empty[s]), 8);
+            tb_mbar_init(tb_smem_addr(&full[s]), 1);
+            tb_mbar_init(tb_smem_addr(&empty[s]), 8);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -236,16 +162,16 @@ tb_igemm_wgmma_kernel(const __grid_constant__ CUtensorMap mA, const __grid_const
             for (int u = blockIdx.x; u < units; u += gridDim.x) {
                 const int t = u / tiles;
                 int tm, tn;
-                ig_tile(u - t * tiles, tiles_m, tiles_n, tm, tn);
+                tb_wg_tile(u - t * tiles, tiles_m, tiles_n, tm, tn);
                 const int ra = t * j.Mp + tm * TB_IG_BM, rb = t * j.Np + tn * TB_IG_BN;
                 for (int kt = 0; kt < ktiles; kt++) {
-                    const uint32_t fb = ig_smem(&full[s]);
-                    ig_bar_wait(ig_smem(&empty[s]), phase ^ 1);   /* consumers released it */
-                    ig_bar_expect(fb, IG_STAGE_BYTES);
+                    const uint32_t fb = tb_smem_addr(&full[s]);
+                    tb_mbar_wait(tb_smem_addr(&empty[s]), phase ^ 1);   /* consumers released it */
+                    tb_mbar_expect(fb, IG_STAGE_BYTES);
                     const uint32_t st = base + s * IG_STAGE_BYTES;
                     const int k0 = j.kbeg + kt * TB_IG_BK;
-                    ig_tma(st, &mA, fb, k0, ra);
-                    ig_tma(st + IG_A_BYTES, &mB, fb, k0, rb);
+                    tb_tma_load(st, &mA, fb, k0, ra);
+                    tb_tma_load(st + IG_A_BYTES, &mB, fb, k0, rb);
                     if (++s == IG_STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -262,24 +188,24 @@ tb_igemm_wgmma_kernel(const __grid_constant__ CUtensorMap mA, const __grid_const
         for (int u = blockIdx.x; u < units; u += gridDim.x) {
             const int t = u / tiles;
             int tm, tn;
-            ig_tile(u - t * tiles, tiles_m, tiles_n, tm, tn);
+            tb_wg_tile(u - t * tiles, tiles_m, tiles_n, tm, tn);
             int prev = 0;
             for (int kt = 0; kt < ktiles; kt++) {
-                ig_bar_wait(ig_smem(&full[s]), phase);   /* stage loaded */
+                tb_mbar_wait(tb_smem_addr(&full[s]), phase);   /* stage loaded */
                 const uint32_t st = base + s * IG_STAGE_BYTES;
                 /* This warpgroup's 64 rows of A start 64 x 128 bytes in (a
                  * 1024-byte boundary); B's 256 rows follow A. */
-                const uint64_t da = ig_desc(st + c * 64 * TB_IG_BK), db = ig_desc(st + IG_A_BYTES);
-                ig_fence();
+                const uint64_t da = tb_wg_desc(st + c * 64 * TB_IG_BK), db = tb_wg_desc(st + IG_A_BYTES);
+                tb_wg_fence();
 #pragma unroll
                 for (int kk = 0; kk < TB_IG_BK / 32; kk++)
                     ig_mma(d, da + 2 * kk, db + 2 * kk, (kt | kk) != 0);
-                ig_commit();
+                tb_wg_commit();
                 if (kt > 0) {
                     /* The slice before this one is complete: release it. */
-                    ig_wait<1>();
+                    tb_wg_wait<1>();
                     if (lane == 0)
-                        ig_bar_arrive(ig_smem(&empty[prev]));
+                        tb_mbar_arrive(tb_smem_addr(&empty[prev]));
                 }
                 prev = s;
                 if (++s == IG_STAGES) {
@@ -287,10 +213,10 @@ tb_igemm_wgmma_kernel(const __grid_constant__ CUtensorMap mA, const __grid_const
                     phase ^= 1;
                 }
             }
-            ig_wait<0>();
+            tb_wg_wait<0>();
             ig_touch(d);
             if (lane == 0)
-                ig_bar_arrive(ig_smem(&empty[prev]));
+                tb_mbar_arrive(tb_smem_addr(&empty[prev]));
             ig_store(j, d, t, tm * TB_IG_BM + 64 * c, tn * TB_IG_BN);
         }
     }
@@ -300,25 +226,6 @@ tb_igemm_wgmma_kernel(const __grid_constant__ CUtensorMap mA, const __grid_const
 /* ---- host side ------------------------------------------------------------ */
 
 #define IG_MAX_DEV 64
-
-static PFN_cuTensorMapEncodeTiled_v12000 ig_encode_fn(void)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 fn;   /* racy but idempotent */
-    PFN_cuTensorMapEncodeTiled_v12000 f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
-    if (!f) {
-        void *p = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                             &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess) {
-            cudaGetLastError();
-            return NULL;
-        }
-        f = (PFN_cuTensorMapEncodeTiled_v12000)p;
-        __atomic_store_n(&fn, f, __ATOMIC_RELAXED);
-    }
-    return f;
-}
 
 /* The map of TB_IG_MAXMOD planes of rows x Kp int8 (K-major): boxes of 128
  * bytes of K x box_rows rows, 128-byte swizzle. The planes are padded, so
@@ -344,7 +251,7 @@ extern "C" cudaError_t tb_igemm_wgmma(const tb_igemm *j, int sms, cudaStream_t s
     }
     if (major != 9 || minor != 0 || optin < IG_SMEM || sms <= 0)
         return cudaErrorNotSupported;
-    PFN_cuTensorMapEncodeTiled_v12000 enc = ig_encode_fn();
+    PFN_cuTensorMapEncodeTiled_v12000 enc = tb_tma_encode_fn();
     CUtensorMap mA, mB;
     if (!enc || !ig_map(enc, &mA, j->A, j->Mp, j->Kp, TB_IG_BM) ||
         !ig_map(enc, &mB, j->B, j->Np, j->Kp, TB_IG_BN))

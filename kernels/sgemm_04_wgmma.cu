@@ -11,8 +11,7 @@
  * built for sm_90a alone: for any other target the kernels fall back to one
  * fp32 dot product per element (slow, never wrong). */
 #include "tb_kernel_common.cuh"
-#include <cuda.h>          /* CUtensorMap and its enums: types only, no libcuda link */
-#include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
+#include "tb_hopper.cuh"
 
 /*
  * Why: mma.sync (step 3) keeps the tensor cores about a third busy on Hopper:
@@ -353,19 +352,6 @@ __device__ __noinline__ float tb_wg_dot(const float *A, size_t lda, int ta, cons
     return s;
 }
 
-/* Tile t of the grid in grouped order: consecutive tiles walk down a group of
- * 8 tile rows before moving right, so the tiles in flight at one time share
- * 8 row panels of A and about 17 column panels of B (the working set of one
- * K window stays in L2). */
-__device__ __forceinline__ void tb_wg_tile(int t, int tiles_m, int tiles_n, int &tm, int &tn)
-{
-    const int GROUP = 8, width = GROUP * tiles_n;
-    const int first = (t / width) * GROUP;
-    const int gsize = min(tiles_m - first, GROUP);
-    tm = first + (t % width) % gsize;
-    tn = (t % width) / gsize;
-}
-
 /* Epilogue of one consumer warpgroup: its 64 x 128 accumulators to C with
  * alpha and beta (beta == 0 never reads C), unscaled by o. The m64nNk8 accumulator layout:
  * warp w of the warpgroup holds rows 16w..16w+15; lane (g, t) = (lane / 4,
@@ -668,39 +654,6 @@ __device__ __forceinline__ void tb_wg_slow_units(const tb_gemm_args &g, int tile
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TB_WG_REAL 1
 
-__device__ __forceinline__ uint32_t tb_smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* A wgmma shared-memory matrix descriptor for a K-major tile whose rows are
- * 128 bytes (32 floats) stored with the 128-byte swizzle: within each row,
- * 16-byte chunk c sits at chunk c ^ (row % 8), so that the eight rows of a
- * 1024-byte group spread one column of chunks over all 32 banks. Bits 0-13:
- * start address / 16; 16-29: leading-dimension byte offset / 16 (unused for
- * swizzled K-major layouts: 1); 32-45: stride byte offset / 16, the distance
- * between 8-row groups (1024 bytes); 62-63: layout, 1 = 128-byte swizzle.
- * The tile must start on a 1024-byte boundary. Stepping K by 8 floats inside
- * the row is adding 32 bytes (2 in address units) to the start: the
- * hardware applies the swizzle to the full address. */
-__device__ __forceinline__ uint64_t tb_wg_desc(uint32_t saddr)
-{
-    uint64_t d = (uint64_t)((saddr & 0x3FFFF) >> 4);
-    d |= (uint64_t)1 << 16;
-    d |= (uint64_t)(1024 >> 4) << 32;
-    d |= (uint64_t)1 << 62;
-    return d;
-}
-
-/* wgmma.fence: the accumulator registers were touched by ordinary
- * instructions (the fold below) and are about to be used by wgmma. */
-__device__ __forceinline__ void tb_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-/* Close the batch of wgmmas issued so far into one group ... */
-__device__ __forceinline__ void tb_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-/* ... and wait until no group is pending: accumulators final, shared memory
- * no longer read. */
-__device__ __forceinline__ void tb_wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-
 /* Keep the compiler from moving reads of the accumulators above the wait
  * (the asm writes them, as far as it knows). */
 __device__ __forceinline__ void tb_wg_touch(float d[64])
@@ -770,7 +723,7 @@ __device__ __forceinline__ void tb_wg_slice(float part[64], uint32_t a_big, uint
                                             uint32_t b_big, uint32_t b_small)
 {
     tb_wg_issue(part, a_big, a_small, b_big, b_small);
-    tb_wg_wait0();
+    tb_wg_wait<0>();
     tb_wg_touch(part);
 }
 
@@ -799,49 +752,6 @@ __device__ __forceinline__ int tb_wg_any_nan(const float acc[64], int id)
     return any;
 }
 
-/* ---- mbarriers and the bulk tensor copy ---- */
-
-__device__ __forceinline__ void tb_mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-/* One arrival, and `bytes` more the barrier must see arrive from copies
- * before its phase completes. */
-__device__ __forceinline__ void tb_mbar_expect(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void tb_mbar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-/* Wait until the phase of parity `parity` has completed. A fresh barrier is
- * in phase 0; the phase "before" it (parity 1) counts as complete, which is
- * what lets the producer's first pass over the empty barriers go through. */
-__device__ __forceinline__ void tb_mbar_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-/* TMA: the box at (k0, row0) of the tensor `map` into shared memory at dst,
- * written with the map's 128-byte swizzle; completion counts its bytes on
- * the mbarrier `bar`. */
-__device__ __forceinline__ void tb_tma_load(uint32_t dst, const CUtensorMap *map, uint32_t bar,
-                                            int k0, int row0)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(bar), "r"(k0), "r"(row0)
-                 : "memory");
-}
 #else
 #define TB_WG_REAL 0
 #endif
@@ -1024,7 +934,7 @@ tb_wgmma_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mAb,
          * warp) releases it: its lane 0 arrives on empty[]; then the next
          * stage. */
         auto done = [&](float (&part)[64]) {
-            tb_wg_wait0();
+            tb_wg_wait<0>();
             tb_wg_touch(part);
             if (lane == 0)
                 tb_mbar_arrive(tb_smem_addr(&empty[s]));
@@ -1297,7 +1207,7 @@ tb_wgmma_insplit_kernel(tb_gemm_args g, const __grid_constant__ CUtensorMap mA,
                             sb + 2 * TB_WG_TILE_BYTES, sb + 3 * TB_WG_TILE_BYTES);
                 if (more)
                     split(b ^ 1);
-                tb_wg_wait0();
+                tb_wg_wait<0>();
                 tb_wg_touch(part);
                 tb_wg_fold(acc, part);
                 b ^= 1;
@@ -1379,25 +1289,6 @@ extern "C" int tb_wgmma_supports(const tb_gemm *g)
     const int sms = tb_device_sms(dev);
     const tb_gemm_args a = tb_args_of<float>(g);
     return 4 * tb_wg_tiles(&a) * tb_wgmma_parts(a.m, a.n, a.k, sms) >= sms;
-}
-
-static PFN_cuTensorMapEncodeTiled_v12000 tb_encode_fn(void)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 fn;   /* racy but idempotent */
-    PFN_cuTensorMapEncodeTiled_v12000 f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
-    if (!f) {
-        void *p = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                             &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess) {
-            cudaGetLastError();
-            return NULL;
-        }
-        f = (PFN_cuTensorMapEncodeTiled_v12000)p;
-        __atomic_store_n(&fn, f, __ATOMIC_RELAXED);
-    }
-    return f;
 }
 
 /* The tensor map of one split array (rows x Kp floats, K-major): boxes of
@@ -1563,7 +1454,7 @@ static cudaError_t tb_wgmma_launch(const tb_gemm_args *args, cudaStream_t stream
     } else if (e == cudaSuccess) {
         static volatile int set[TB_WG_MAX_DEV];
         const int smem = TB_WG_STAGES * TB_WG_STAGE_BYTES + TB_WG_STG_BYTES + 1024;
-        PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
+        PFN_cuTensorMapEncodeTiled_v12000 enc = tb_tma_encode_fn();
         CUtensorMap mAb, mAs, mBb, mBs;
         const long long units = whole + (tiles - whole) * parts;
         if (!enc || units > 0x7fffffffLL || !tb_wg_map(enc, &mAb, Ab, Mp, Kp) ||
@@ -1647,7 +1538,7 @@ static cudaError_t tb_wi_launch(const tb_gemm_args &g, cudaStream_t stream)
     if (!tb_wgmma_hw(dev))
         return cudaErrorNotSupported;
     const int sms = tb_device_sms(dev);
-    PFN_cuTensorMapEncodeTiled_v12000 enc = tb_encode_fn();
+    PFN_cuTensorMapEncodeTiled_v12000 enc = tb_tma_encode_fn();
     if (sms == 0 || !enc)
         return cudaErrorNotSupported;
     const long long tiles = tb_wg_tiles(&g);
