@@ -1,29 +1,14 @@
 /* tests/unit_check.h - what the unit tests of the hidden internals share:
- * CHECK (counts, prints each failure with its place and a reason), the
- * summary line that ends each program, a plain row-major NN call, and a
+ * check.h's CHECK and summary line, a plain row-major NN call, and a
  * small-call grid scaled from the formulas. */
 #ifndef TB_UNIT_CHECK_H
 #define TB_UNIT_CHECK_H
 
+#include "check.h"
 #include "tb_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(cond, ...) do {                                   \
-        if (cond) { passed++; } else {                          \
-            failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__); printf("\n"); }                \
-    } while (0)
-
-/* Ends main: "N passed, N failed" and the exit code. */
-static int unit_summary(const char *name)
-{
-    printf("%s: %d passed, %d failed\n", name, passed, failed);
-    return failed ? 1 : 0;
-}
 
 /* A GEMM call as the plain name of its interface and precision would make
  * it, its integers read (ldX as given), and what the entry point kept

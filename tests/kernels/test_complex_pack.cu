@@ -20,20 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (cond) {                                                                         \
-            passed++;                                                                       \
-        } else {                                                                            \
-            failed++;                                                                       \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                     \
-            printf(__VA_ARGS__);                                                            \
-            printf("\n");                                                                   \
-        }                                                                                   \
-    } while (0)
+#include "../check.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static double rnd(void)   /* uniform in [-1, 1), 53 bits */
@@ -275,6 +262,5 @@ int main(void)
 
     run_all<float>(TB_C32);
     run_all<double>(TB_C64);
-    printf("test_complex_pack: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return unit_summary("test_complex_pack");
 }

@@ -29,20 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (cond) {                                                                         \
-            passed++;                                                                       \
-        } else {                                                                            \
-            failed++;                                                                       \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                     \
-            printf(__VA_ARGS__);                                                            \
-            printf("\n");                                                                   \
-        }                                                                                   \
-    } while (0)
+#include "../check.h"
 
 typedef __int128 i128;
 typedef unsigned __int128 u128;
@@ -551,6 +538,5 @@ int main(void)
     product(30, 16, 16, 4096, 16);
     /* K longer than one pass: residues added over two. */
     product(-1, 3, 2, TB_OZ_KCUT + 1000, 15);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return unit_summary("test_ozaki");
 }

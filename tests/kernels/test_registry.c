@@ -9,14 +9,7 @@
 #include "tb_kernels.h"
 #include <stdio.h>
 #include <string.h>
-
-static int failed, passed;
-
-#define CHECK(cond, ...) do {                                   \
-        if (cond) { passed++; } else {                          \
-            failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__); printf("\n"); }                \
-    } while (0)
+#include "../check.h"
 
 #define KIB 1024
 
@@ -335,6 +328,5 @@ int main(void)
         CHECK(!tb_kernel_pickable(oz, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) &&
                   tb_kernel_default(TB_F64, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) != oz,
               "%s: dozaki pickable by default", gpus[i].name);
-    printf("test_registry: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return unit_summary("test_registry");
 }
