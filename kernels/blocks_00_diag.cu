@@ -3,14 +3,21 @@
  * src/gpu/blocked.c calls them through an engine), for every element type:
  *   merge  one thread an element of C's block, the other triangle skipped
  *   full   one thread an element of S, reading A's triangle only
- *   tri    one thread a vector of B (left: a column, right: a row), in
- *          place, in the order tests/blocked_host.c runs the same loop
+ *   tri    blocks up to TB_BLK_TRI_NB (tb_l3_block's for trmm and trsm):
+ *          a thread block takes TB_TRI_W vectors of B (left: columns,
+ *          right: rows) and op(T)'s block into shared memory, each thread
+ *          TB_TRI_R of a vector's elements in registers. trmm is then a
+ *          small product (each element a sum along its row of the
+ *          triangle, no step waiting on another); trsm a substitution, one
+ *          element of each vector final per step: its thread divides it
+ *          and puts it in shared memory, and after one barrier every
+ *          thread takes it off its own elements below (above) it.
+ *          Larger blocks (bench_blocked --nb): one thread a vector, in
+ *          place, in the order tests/blocked_host.c runs the same loop.
  * Each is small next to the GEMMs around it (an nb x nb block, or nb^2 m
- * of a call's d^2 m flops). tri's threads read T's elements together (one
- * broadcast a warp) and, on the left, consecutive columns of B (coalesced);
- * on the right, each thread walks its own row. The CPU engine's loops,
- * which they mirror, are what unit.blocked tests; the reference testers in
- * forced-GPU mode test these. */
+ * of a call's d^2 m flops). The CPU engine's loops, which they mirror, are
+ * what unit.blocked tests; the reference testers in forced-GPU mode and
+ * bench_blocked --check-reference test these. */
 #include "tb_blocks.h"
 #include "tb_kernel_args.cuh"
 
@@ -120,6 +127,133 @@ __global__ void tb_blk_tri_kernel(tb_blk_tri a, T alpha)
     }
 }
 
+/* ---- tri on blocks up to TB_BLK_TRI_NB: a panel of vectors a thread block */
+
+enum {
+    TB_TRI_W = 16,                         /* vectors a thread block        */
+    TB_TRI_G = 256 / TB_TRI_W,             /* threads a vector              */
+    TB_TRI_R = TB_BLK_TRI_NB / TB_TRI_G    /* elements a thread             */
+};
+
+/* Shared memory: E (op(T)'s block as the vectors see it, rows padded by
+ * one) and P (the panel, TB_TRI_W + 1 a row), in elements. */
+static constexpr size_t tb_tri_smem_elems()
+{
+    return (size_t)TB_BLK_TRI_NB * (TB_BLK_TRI_NB + 1) + (size_t)TB_BLK_TRI_NB * (TB_TRI_W + 1);
+}
+
+/* Vector v's element i is x[i * step + v * vstep] (left: B's column v,
+ * right: B's row v). E(i, j) is op(T)(i, j) on the left and op(T)(j, i)
+ * on the right, so that each vector x becomes E x (trmm) or E^-1 x
+ * (trsm), E lower or upper (lower_e). A thread holds the elements l = g +
+ * TB_TRI_G q of its vector in "step order": element i = l where the
+ * substitution runs down (E lower), n - 1 - l where it runs up, so that
+ * the registers' indices stay compile-time constants either way. */
+template <typename T>
+__global__ void __launch_bounds__(256) tb_blk_tri_panel(tb_blk_tri a, T alpha)
+{
+    extern __shared__ __align__(16) unsigned char tb_tri_sh[];
+    T *E = (T *)tb_tri_sh;
+    T *P = E + TB_BLK_TRI_NB * (TB_BLK_TRI_NB + 1);
+    const int n = a.n, ldE = TB_BLK_TRI_NB + 1, ldP = TB_TRI_W + 1;
+    const int lower_e = (a.lower != (a.trans != 0)) == a.left;
+    const int down = lower_e == a.solve;   /* trsm: row 0 first where E is lower */
+    const size_t step = a.left ? a.ldb : 1, vstep = a.left ? 1 : a.ldb;
+    const T *A = (const T *)a.A;
+    const int v0 = blockIdx.x * TB_TRI_W, nv = min(TB_TRI_W, a.m - v0);
+    T *X = (T *)a.B + (size_t)v0 * vstep;
+
+    for (int e = threadIdx.x; e < n * n; e += blockDim.x) {
+        const int i = e / n, j = e % n;
+        if (tb_in_tri(lower_e, i, j))
+            E[i * ldE + j] = a.left ? tb_op_tri(A, a.lda, a.lower, a.trans, a.unit, i, j)
+                                    : tb_op_tri(A, a.lda, a.lower, a.trans, a.unit, j, i);
+    }
+    /* The panel in, consecutive threads on consecutive addresses. */
+    for (int e = threadIdx.x; e < n * nv; e += blockDim.x) {
+        const int i = a.left ? e / nv : e % n, v = a.left ? e % nv : e / n;
+        P[i * ldP + v] = X[(size_t)i * step + (size_t)v * vstep];
+    }
+    __syncthreads();
+
+    const int v = threadIdx.x % TB_TRI_W, g = threadIdx.x / TB_TRI_W;
+    T x[TB_TRI_R];
+#pragma unroll
+    for (int q = 0; q < TB_TRI_R; q++) {
+        const int l = g + TB_TRI_G * q, i = down ? l : n - 1 - l;
+        x[q] = l < n ? P[i * ldP + v] : T(0);
+    }
+    if (a.solve) {
+#pragma unroll
+        for (int q = 0; q < TB_TRI_R; q++)
+            x[q] = tb_scale(alpha, x[q]);
+#pragma unroll
+        for (int s = 0; s < TB_BLK_TRI_NB; s++) {
+            if (s >= n)
+                break;
+            const int i = down ? s : n - 1 - s;
+            if (g == s % TB_TRI_G) {   /* element i is final: x[s / TB_TRI_G] here */
+                T &xi = x[s / TB_TRI_G];
+                if (!a.unit)
+                    xi = tb_div(xi, E[i * ldE + i]);
+                P[i * ldP + v] = xi;
+            }
+            __syncthreads();
+            const T xi = P[i * ldP + v];
+#pragma unroll
+            for (int q = 0; q < TB_TRI_R; q++) {
+                const int l = g + TB_TRI_G * q, r = down ? l : n - 1 - l;
+                if (l > s && l < n)
+                    x[q] = tb_minus(x[q], E[r * ldE + i] * xi);
+            }
+        }
+    } else {
+        /* Each element's sum along its row of E, in the order of j (as the
+         * loop of tb_blk_tri_kernel), from the panel as it came in. */
+#pragma unroll
+        for (int q = 0; q < TB_TRI_R; q++) {
+            const int l = g + TB_TRI_G * q, r = down ? l : n - 1 - l;
+            if (l >= n)
+                break;
+            T acc = T(0);
+            for (int j = 0; j < n; j++)
+                if (tb_in_tri(lower_e, r, j))
+                    acc += E[r * ldE + j] * P[j * ldP + v];
+            x[q] = tb_scale(alpha, acc);
+        }
+        __syncthreads();   /* every sum has read P */
+    }
+    if (v < nv)
+#pragma unroll
+        for (int q = 0; q < TB_TRI_R; q++) {
+            const int l = g + TB_TRI_G * q, i = down ? l : n - 1 - l;
+            if (l < n)
+                P[i * ldP + v] = x[q];
+        }
+    __syncthreads();
+    for (int e = threadIdx.x; e < n * nv; e += blockDim.x) {
+        const int i = a.left ? e / nv : e % n, v = a.left ? e % nv : e / n;
+        X[(size_t)i * step + (size_t)v * vstep] = P[i * ldP + v];
+    }
+}
+
+template <typename T> static cudaError_t tb_tri_panel(const tb_blk_tri *a, cudaStream_t stream)
+{
+    const size_t smem = tb_tri_smem_elems() * sizeof(T);
+    /* Over 48 KB (complex double: 85 KB) is asked for, on this launch's
+     * device; every GPU the kernels run on (8.0 and later) has it. */
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(tb_blk_tri_panel<T>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)smem);
+        if (e != cudaSuccess)
+            return e;
+    }
+    tb_blk_tri_panel<T><<<(unsigned)((a->m + TB_TRI_W - 1) / TB_TRI_W), 256, smem, stream>>>(
+        *a, tb_typed<T>::scalar(a->alpha));
+    return cudaGetLastError();
+}
+
 /* ---- launchers ------------------------------------------------------------ */
 
 static dim3 tb_blk_grid(int n)
@@ -146,6 +280,8 @@ template <typename T> static cudaError_t tb_full(const tb_blk_full *a, cudaStrea
 
 template <typename T> static cudaError_t tb_tri(const tb_blk_tri *a, cudaStream_t stream)
 {
+    if (a->n <= TB_BLK_TRI_NB)
+        return tb_tri_panel<T>(a, stream);
     const int blocks = (a->m + 127) / 128;
     tb_blk_tri_kernel<T><<<blocks < 65535 ? (blocks ? blocks : 1) : 65535, 128, 0, stream>>>(
         *a, tb_typed<T>::scalar(a->alpha));

@@ -69,6 +69,11 @@ typedef struct tb_blk_tri {
     void *B; size_t ldb;
 } tb_blk_tri;
 
+/* The largest diagonal block of trmm and trsm that tri runs with its
+ * block and a panel of vectors in shared memory (blocks_00_diag.cu); the
+ * block size tb_l3_block gives them. */
+#define TB_BLK_TRI_NB 64
+
 /* kernels/blocks_00_diag.cu: each step as one launch on `stream`;
  * cudaSuccess or the launch error. */
 cudaError_t tb_launch_blk_merge(const tb_blk_merge *a, cudaStream_t stream);

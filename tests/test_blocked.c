@@ -420,10 +420,10 @@ static void test_mapping(void)
 static void test_block(void)
 {
     tb_l3 p = {.routine = TB_R_trsm, .left = 1, .m = 8192, .n = 100};
-    CHECK(tb_l3_block(&p) == 16, "trsm nb at 8192: %d", tb_l3_block(&p));
+    CHECK(tb_l3_block(&p) == 64, "trsm nb at 8192: %d", tb_l3_block(&p));
     p.routine = TB_R_trmm;
     p.left = 0;   /* the right side: A's order is n */
-    CHECK(tb_l3_block(&p) == 16, "trmm nb at 100: %d", tb_l3_block(&p));
+    CHECK(tb_l3_block(&p) == 64, "trmm nb at 100: %d", tb_l3_block(&p));
     p = (tb_l3){.routine = TB_R_syrk, .m = 4096, .n = 4096, .k = 3};
     CHECK(tb_l3_block(&p) == 1024, "syrk nb at 4096: %d", tb_l3_block(&p));
     p.routine = TB_R_her2k;

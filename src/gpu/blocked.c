@@ -323,7 +323,7 @@ size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb)
 int tb_l3_block(const tb_l3 *p)
 {
     if (p->routine == TB_R_trmm || p->routine == TB_R_trsm)
-        return 16;
+        return TB_BLK_TRI_NB;
     const int q = (tb_order(p) + 3) / 4;
     return q > 32 ? q : 32;
 }

@@ -98,8 +98,9 @@ TB_HIDDEN size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb);
  *     blocks are slower; the whole of A at once is a little faster, with
  *     twice the error: one GEMM over all of K); syrk's family computes its
  *     diagonal blocks' other triangle too, nb / d of the call's flops;
- *   trmm, trsm: 16: their diagonal steps run one thread per vector, in
- *     time about proportional to nb d m, and dominate. */
+ *   trmm, trsm: TB_BLK_TRI_NB (64), the largest block whose diagonal
+ *     step runs from shared memory, a panel of vectors a thread block;
+ *     the flops of the diagonal steps are nb / d of the call's. */
 TB_HIDDEN int tb_l3_block(const tb_l3 *p);
 
 /* ---- The GPU route (level3.c) ---- */
