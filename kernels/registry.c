@@ -184,18 +184,19 @@ static const tb_kernel_info tb_kernels[] = {
      TB_F64, tb_launch_dmma_884, NULL, 10, 128, 128, 32, 64, 32, 8, 8, 256, 1, TB_K_PARTS, 0,
      80, 0, TB_SMEM_DMMA},
     /* fp64 on the INT8 tensor cores (Ozaki scheme II, dgemm_02_ozaki.cu):
-     * opt-in by name (rank below 0: never a default pick) until its rule
-     * for the moduli and for where it beats dmma is in (docs/kernels.md:
-     * 1.20x cuBLAS at 8192^3, 0.85x at 4096^3 on the H100).
-     * Its tiling fields are the INT8 wgmma kernel's (128 x 256 tiles, K
-     * slices of 128, a consumer warpgroup's 64 x 256, 128 sums a thread);
-     * elsewhere the mma.sync kernel's 128 x 128. It runs dmma itself where
-     * its rule says so, hence dmma's shared memory (the INT8 kernels take
-     * 197 KB on 9.0, 80 KB elsewhere). */
-    {"dozaki", "fp64 as Ozaki scheme II: INT8 tensor-core products (wgmma on 9.0) of residues "
-              "mod 15-16 moduli, CRT rebuild; dmma where its rule says",
-     TB_F64, tb_launch_ozaki, tb_ozaki_supports, -5, 128, 256, 128, 64, 256, 8, 16, 384, 0,
-     TB_K_OWN, 1, 80, 0, TB_SMEM_DMMA},
+     * dozaki on 9.0 (INT8 wgmma), above dmma where tb_ozaki_pays says its
+     * time is below dmma's (1.18x cuBLAS DGEMM at 8192^3, 1.34x at 16384^3
+     * on the H100; 0.82x at 4096^3, where dmma runs); dozaki-mma, its
+     * INT8 products on mma.sync on every GPU, by name only. Their tiling
+     * fields are the INT8 kernels' (wgmma: 128 x 256 tiles, K slices of
+     * 128, a consumer warpgroup's 64 x 256, 128 sums a thread; mma.sync:
+     * 128 x 128). Each runs dmma itself where its rule for the data says
+     * so, hence dmma's shared memory (the INT8 kernels take 197 KB on 9.0,
+     * 80 KB elsewhere). */
+    {"dozaki", "fp64 as Ozaki scheme II: INT8 wgmma products of residues mod 15-16 moduli, "
+              "CRT rebuild; dmma where its rule for the data says",
+     TB_F64, tb_launch_ozaki, tb_ozaki_supports, 45, 128, 256, 128, 64, 256, 8, 16, 384, 0,
+     TB_K_OWN, 1, 90, 90, TB_SMEM_DMMA, tb_ozaki_pays},
     {"dozaki-mma", "as dozaki with the INT8 products on mma.sync m16n8k32 on every GPU",
      TB_F64, tb_launch_ozaki_mma, tb_ozaki_supports, -6, 128, 128, 64, 64, 32, 8, 8, 256, 0,
      TB_K_OWN, 1, 80, 0, TB_SMEM_DMMA},
@@ -393,9 +394,16 @@ static int tb_supported(const tb_kernel_info *k, const tb_gemm *g)
     return !g || !k->supports || k->supports(g);
 }
 
+/* Whether k is worth picking for g (NULL: for every product). */
+static int tb_pays(const tb_kernel_info *k, const tb_gemm *g)
+{
+    return !k->pays || (g && k->pays(g));
+}
+
 /* The highest rank among the kernels of type t that fit the GPU, take
- * scratch only when scratch_ok, and accept g (NULL: their supports() are
- * not asked). */
+ * scratch only when scratch_ok, and accept g and pay for it (NULL: their
+ * supports() are not asked, and kernels that pay on some shapes only are
+ * passed over). */
 static const tb_kernel_info *tb_best(tb_dtype t, const tb_gemm *g, int major, int minor, int smem,
                                      int scratch_ok)
 {
@@ -404,9 +412,28 @@ static const tb_kernel_info *tb_best(tb_dtype t, const tb_gemm *g, int major, in
     for (int i = 0; i < n; i++)
         if (k[i].dtype == t && tb_kernel_fits(&k[i], major, minor, smem) &&
             (scratch_ok || !k[i].takes_scratch) && tb_supported(&k[i], g) &&
-            (!best || k[i].rank > best->rank))
+            tb_pays(&k[i], g) && (!best || k[i].rank > best->rank))
             best = &k[i];
     return best;
+}
+
+/* dozaki against dmma, by their times on the H100 (bench_kernels --dtype
+ * double --kernels dmma,dozaki --no-wide over 20 shapes from 2048^3 to
+ * 16384^3, K from 1024 to 16384, m or n down to 512; least squares, ms):
+ *   dozaki  11.5 F + 15.1e-9 (m + n) k + 39.2e-9 m n
+ *   dmma    19.6 F                       (F = 2 m n k / 1e12)
+ * dozaki's INT8 products (15 moduli), its passes over op(A) and op(B)
+ * (statistics, residue planes) and over C (the products' residues, the
+ * rebuild). The model is within 10% of every shape timed but two small
+ * ones it puts slower than they are; dozaki is taken where its time is
+ * under 0.9 of dmma's: from about 5700^3, and on long K with m and n
+ * from 4096 (4096x4096x16384). On the H200 its passes, memory-bound, are
+ * faster: the rule errs towards dmma there. */
+int tb_ozaki_pays(const tb_gemm *g)
+{
+    const double m = g->m, n = g->n, k = g->k, f = 2.0 * m * n * k * 1e-12;
+    const double ozaki = 11.5 * f + 15.1e-9 * (m + n) * k + 39.2e-9 * m * n, dmma = 19.6 * f;
+    return ozaki < 0.9 * dmma;
 }
 
 const tb_kernel_info *tb_kernel_default(tb_dtype t, int major, int minor, int smem_optin)
@@ -458,7 +485,7 @@ int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_o
     const tb_kernel_info *all = tb_kernel_list(&n);
     for (int i = 0; i < n; i++) {
         const tb_kernel_info *o = &all[i];
-        if (o != k && o->dtype == k->dtype && o->rank > k->rank && !o->supports &&
+        if (o != k && o->dtype == k->dtype && o->rank > k->rank && !o->supports && !o->pays &&
             tb_kernel_fits(o, major, minor, smem_optin))
             return 0;
     }

@@ -115,6 +115,11 @@ typedef struct tb_kernel_info {
      * static plus the most dynamic shared memory its launcher requests. */
     int cc_min, cc_max;
     int smem;
+    /* NULL: picked by default wherever it is the highest ranked kernel
+     * that supports the product; else only for products where pays()
+     * says it beats the kernels ranked below it (a kernel that wins on
+     * some shapes alone; never the type's default for every product). */
+    tb_supports_fn pays;
 } tb_kernel_info;
 
 /* A 16-byte vector access is legal when the base is 16-byte aligned and the
@@ -164,6 +169,9 @@ int tb_kernel_fits_here(const tb_kernel_info *k);
  * and has no kernel of its type above it that fits and takes every
  * product. Pure, for tests. */
 int tb_kernel_pickable(const tb_kernel_info *k, int major, int minor, int smem_optin);
+/* dozaki's pays(): whether its time, by its cost model, is under 0.9 of
+ * dmma's for g (registry.c). Pure, for tests. */
+int tb_ozaki_pays(const tb_gemm *g);
 
 /* How tb_gemm_run runs g with kernel k on a GPU of `sms` SMs (0: unknown):
  * op(A) and op(B) copied to aligned rows first (pack_a, pack_b), and K cut

@@ -134,12 +134,12 @@ int main(void)
         for (int i = 0; i < nk; i++) {
             const tb_kernel_info *k = &ks[i];
             const int fits = tb_kernel_fits(k, G->major, G->minor, G->smem_optin);
-            if (is_wgmma(k))
+            if (is_wgmma(k) || !strcmp(k->name, "dozaki"))   /* sm_90a code */
                 CHECK(fits == hopper, "%s: %s %s", G->name, k->name, fits ? "fits" : "does not fit");
             else if (is_tf32(k))
                 CHECK(fits == tf32_room, "%s: %s %s", G->name, k->name,
                       fits ? "fits" : "does not fit");
-            else if (is_dmma(k) || is_ozaki(k))   /* dmma, dozaki: 160 KiB; the others their own */
+            else if (is_dmma(k) || is_ozaki(k))   /* dmma, dozaki-mma: 160 KiB; the others their own */
                 CHECK(fits == (k->smem == dmma->smem ? dmma_room : G->smem_optin >= k->smem),
                       "%s: %s %s", G->name, k->name, fits ? "fits" : "does not fit");
             else
@@ -300,7 +300,7 @@ int main(void)
         const char *want;
     } loads[] = {
         {"H200", 9, 0, 227 * KIB, "tiled16,small,tf32x3,wgmma,wgmma-insplit,dtiled16,dsmall,dmma,"
-                                  "ctiled16,crealify,ztiled16,zrealify"},
+                                  "dozaki,ctiled16,crealify,ztiled16,zrealify"},
         {"A100", 8, 0, 163 * KIB, "tiled16,small,tf32x3,dtiled16,dsmall,dmma,"
                                   "ctiled16,crealify,ztiled16,zrealify"},
         {"A10", 8, 6, 99 * KIB, "tiled16,small,warptile,dtiled16,dsmall,"
@@ -317,16 +317,42 @@ int main(void)
         CHECK(!strcmp(got, loads[g].want), "%s: pickable %s, want %s", loads[g].gpu, got,
               loads[g].want);
     }
-    /* The Ozaki double product: fp64, by name only (rank below 0: never a
-     * default, never loaded ahead), taking scratch and cutting K itself. */
+    /* The Ozaki double product: dozaki on 9.0 alone, above dmma where it
+     * pays (never the fp64 default for every product), loaded ahead there;
+     * dozaki-mma by name only. Both take scratch and cut K themselves. */
     const tb_kernel_info *oz = tb_kernel_by_name("dozaki"), *ozm = tb_kernel_by_name("dozaki-mma");
-    CHECK(oz && ozm && oz->dtype == TB_F64 && ozm->dtype == TB_F64 && oz->rank < 0 &&
-              ozm->rank < 0 && oz->takes_scratch && ozm->takes_scratch &&
+    CHECK(oz && ozm && oz->dtype == TB_F64 && ozm->dtype == TB_F64 && oz->rank > dmma->rank &&
+              oz->pays && ozm->rank < 0 && oz->takes_scratch && ozm->takes_scratch &&
               oz->ksplit == TB_K_OWN && ozm->ksplit == TB_K_OWN && oz->supports && ozm->supports,
           "dozaki, dozaki-mma entries");
-    for (int i = 0; oz && i < NGPUS; i++)
-        CHECK(!tb_kernel_pickable(oz, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) &&
+    for (int i = 0; oz && i < NGPUS; i++) {
+        const int hopper = gpus[i].major == 9 && gpus[i].minor == 0;
+        CHECK(tb_kernel_pickable(oz, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) == hopper &&
+                  !tb_kernel_pickable(ozm, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) &&
                   tb_kernel_default(TB_F64, gpus[i].major, gpus[i].minor, gpus[i].smem_optin) != oz,
-              "%s: dozaki pickable by default", gpus[i].name);
+              "%s: dozaki pickable %d", gpus[i].name, hopper);
+    }
+    /* Where dozaki pays: the shapes behind its cost model, each on the
+     * side it was timed on (H100, dozaki's time over dmma's). */
+    static const struct {
+        int m, n, k, pays;
+    } oz_shapes[] = {
+        {16384, 16384, 16384, 1},  /* 0.71 */
+        {8192, 8192, 8192, 1},     /* 0.82 */
+        {6144, 6144, 6144, 1},     /* 0.91 */
+        {4096, 4096, 16384, 1},    /* 0.77 */
+        {4096, 4096, 4096, 0},     /* 1.16 */
+        {3000, 3000, 3000, 0},     /* 1.09 */
+        {8192, 2048, 8192, 0},     /* 1.09 */
+        {8192, 8192, 2048, 0},     /* 1.33 */
+        {16384, 16384, 1024, 0},   /* 1.73 */
+        {16384, 512, 16384, 0},    /* 1.83 */
+        {1024, 1024, 16384, 0},    /* 2.04 */
+    };
+    for (size_t i = 0; i < sizeof oz_shapes / sizeof oz_shapes[0]; i++) {
+        const tb_gemm g = {TB_F64, oz_shapes[i].m, oz_shapes[i].n, oz_shapes[i].k};
+        CHECK(tb_ozaki_pays(&g) == oz_shapes[i].pays, "dozaki pays %dx%dx%d: %d, want %d",
+              g.m, g.n, g.k, tb_ozaki_pays(&g), oz_shapes[i].pays);
+    }
     return unit_summary("test_registry");
 }
