@@ -195,6 +195,45 @@ mode-gpu|double-gpu|complex-gpu|zcomplex-gpu)
     TILEDBLAS_MODE=gpu pre "$bin/sgemm_check" --calls 50 $dbl >/dev/null 2>"$tmp/err1" || fail "wrong results"
     [ "$(wc -l <"$tmp/err1")" -le 1 ] || fail "more than one line at default verbosity"
     pass "no GPU: $prec-precision results right, $warnings warning" ;;
+l3-random)
+    # Random calls of the level-3 routines but GEMM (tests/l3_check.c: symm,
+    # hemm, syrk, herk, syr2k, her2k, trmm and trsm in every precision,
+    # option, layout and interface, against a long-double reference, NaN
+    # where they must not read and sentinels where they must not write):
+    # right without the preload; under it in auto mode right, the same
+    # output, silent; in forced-GPU mode right with one decision line per
+    # call. With a GPU there every call but the no-ops ran on it, each of
+    # the 26 routine-precision pairs among them; without one each call says
+    # no-gpu or no-op, after at most one warning.
+    "$bin/l3_check" >"$tmp/plain.out" 2>"$tmp/plain.err" || fail "l3_check fails without the preload: $(head -3 "$tmp/plain.err")"
+    calls=$(sed -n 's/^l3_check: \([0-9]*\) calls, 0 failed$/\1/p' "$tmp/plain.out")
+    [ -n "$calls" ] || fail "no summary line: $(cat "$tmp/plain.out")"
+    TILEDBLAS_MODE=auto pre "$bin/l3_check" >"$tmp/pre.out" 2>"$tmp/pre.err" || fail "l3_check fails under the preload: $(head -3 "$tmp/pre.err")"
+    cmp -s "$tmp/plain.out" "$tmp/pre.out" || fail "stdout differs under the preload"
+    [ ! -s "$tmp/pre.err" ] || fail "the preload printed at default settings: $(head -3 "$tmp/pre.err")"
+    TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/l3_check" >"$tmp/out" 2>"$tmp/err" \
+        || fail "wrong results in forced-GPU mode: $(grep -v ' -> ' "$tmp/err" | head -5)"
+    line='^tiledblas: [sdcz](symm|hemm|syrk|herk|syr2k|her2k|trmm|trsm)_? (RowMajor|ColMajor) [A-Z]+ m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) \('
+    n=$(grep -cE "$line" "$tmp/err")
+    [ "$n" = "$calls" ] || fail "$n decision lines for $calls calls: $(grep -vE "$line" "$tmp/err" | head -3)"
+    warnings=$(grep -v ' -> ' "$tmp/err" | grep -c . || true)
+    gpu=$(count ' -> gpu ' "$tmp/err")
+    if have_gpu; then
+        [ "$warnings" = 0 ] || fail "warnings on a GPU machine: $(grep -v ' -> ' "$tmp/err" | head -3)"
+        want=' -> (gpu \(forced\)|cpu \(no-op\))$'
+        bad=$(grep -vcE "$want" "$tmp/err" || true)
+        [ "$bad" = 0 ] || fail "$bad calls did not run on the GPU: $(grep -vE "$want" "$tmp/err" | head -3)"
+        for r in ssymm dsymm csymm zsymm chemm zhemm ssyrk dsyrk csyrk zsyrk cherk zherk ssyr2k dsyr2k csyr2k \
+                 zsyr2k cher2k zher2k strmm dtrmm ctrmm ztrmm strsm dtrsm ctrsm ztrsm; do
+            grep -qE "^tiledblas: ${r}_? .* -> gpu " "$tmp/err" || fail "no $r call reached the GPU"
+        done
+        pass "$calls random level-3 calls right plain and in auto mode (same output, silent); forced GPU: $gpu on the GPU (every routine in every precision), the rest no-ops, all right"
+    fi
+    [ "$warnings" -le 1 ] || fail "$warnings warnings: $(grep -v ' -> ' "$tmp/err" | head -3)"
+    [ "$gpu" = 0 ] || fail "gpu route claimed without a GPU"
+    bad=$(grep -E "$line" "$tmp/err" | grep -vcE ' -> cpu \((no-gpu|no-op)\)$' || true)
+    [ "$bad" = 0 ] || fail "$bad calls neither no-gpu nor no-op: $(grep -E "$line" "$tmp/err" | grep -vE ' -> cpu \((no-gpu|no-op)\)$' | head -3)"
+    pass "$calls random level-3 calls right plain and in auto mode (same output, silent); no GPU: forced-GPU mode right, $warnings warning" ;;
 exit-threads)
     # Threads keep calling (400^3) while the main thread calls exit(): every
     # run ends within its time limit with exit code 0, in each mode, with
