@@ -1,7 +1,8 @@
 /* kernels/dgemm_02_ozaki.cu - double precision, step 2: fp64-accurate
  * products on the INT8 tensor cores (Ozaki scheme II). Registry entries
- * "ozaki" (INT8 products on wgmma where the GPU is 9.0, igemm_01_wgmma.cu;
- * mma.sync elsewhere) and "ozaki-mma" (mma.sync on every GPU). Any shape,
+ * "dozaki" (9.0: INT8 products on wgmma, igemm_01_wgmma.cu; picked where
+ * registry.c's tb_ozaki_pays says it beats dmma) and "dozaki-mma"
+ * (mma.sync on every GPU, by name only). Any shape,
  * stride, transpose, alignment; products the scheme cannot give fp64
  * accuracy run on dmma, decided on the GPU from the operands.
  *

@@ -416,7 +416,7 @@ static void test_mapping(void)
 }
 
 /* The block size rule: a quarter of the order (at least 32) for symm's and
- * syrk's families, 16 for trmm and trsm whatever the order. */
+ * syrk's families, 64 (TB_BLK_TRI_NB) for trmm and trsm whatever the order. */
 static void test_block(void)
 {
     tb_l3 p = {.routine = TB_R_trsm, .left = 1, .m = 8192, .n = 100};
