@@ -59,6 +59,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client_rand.h"
+
 #define SENTINEL 12345.678f     /* exact in float and in double */
 
 /* The Fortran routines as a Fortran program calls them: every argument by
@@ -142,28 +144,6 @@ static cld mul(cld a, cld b)
     return CMPLXL(creall(a) * creall(b) - cimagl(a) * cimagl(b), creall(a) * cimagl(b) + cimagl(a) * creall(b));
 }
 static long double mag(cld a) { return fabsl(creall(a)) + fabsl(cimagl(a)); }   /* >= |a| */
-
-static uint64_t rng_next(uint64_t *s)
-{
-    /* splitmix64: small, fixed-seed reproducible */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static int rng_int(uint64_t *s, int lo, int hi) { return lo + (int)(rng_next(s) % (uint64_t)(hi - lo + 1)); }
-/* A value in [-1, 1) with every bit of the element type's mantissa random. */
-static double rng_value(uint64_t *s, const elem *e)
-{
-    double u = (rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
-    return e->dbl ? u * 2.0 - 1.0 : (float)u * 2.0f - 1.0f;
-}
-
-/* Element (i, j) of a matrix stored with the given layout and ld. */
-static size_t at(int layout, int ld, int i, int j)
-{
-    return layout == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i;
-}
 
 /* One call's choices. Options: side 0 L, 1 R; uplo 0 U, 1 L; trans 0 N,
  * 1 T, 2 C; diag 0 N (non-unit), 1 U. trmm's and trsm's B, which they
@@ -374,7 +354,7 @@ static void fill(const elem *e, uint64_t *s, void *p, int layout, int ld, int ro
 {
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
-            put_all(e, p, at(layout, ld, i, j), rng_value(s, e), rng_value(s, e));
+            put_all(e, p, at(layout, ld, i, j), rng_value(s, e->dbl), rng_value(s, e->dbl));
 }
 
 static int dim(uint64_t *s, const opts *o)
@@ -447,13 +427,13 @@ static int one_call(uint64_t *s, const opts *o, int r, int type, int id)
                 if (i == j && is_tr(r) && c.diag)
                     continue;   /* a unit diagonal */
                 if (r != TRSM)
-                    put_all(&e, A, a, rng_value(s, &e), rng_value(s, &e));
+                    put_all(&e, A, a, rng_value(s, e.dbl), rng_value(s, e.dbl));
                 else if (i != j)
-                    put_all(&e, A, a, rng_value(s, &e) / K, rng_value(s, &e) / K);
+                    put_all(&e, A, a, rng_value(s, e.dbl) / K, rng_value(s, e.dbl) / K);
                 else {
                     /* a diagonal of magnitude 1 to about 2 */
-                    const double u = rng_value(s, &e);
-                    put_all(&e, A, a, u < 0 ? u - 1.0 : u + 1.0, 0.5 * rng_value(s, &e));
+                    const double u = rng_value(s, e.dbl);
+                    put_all(&e, A, a, u < 0 ? u - 1.0 : u + 1.0, 0.5 * rng_value(s, e.dbl));
                 }
                 if (i == j && r == HEMM)
                     put(&e, A, a, 1, NAN);   /* a Hermitian diagonal's imaginary part */
@@ -475,7 +455,7 @@ static int one_call(uint64_t *s, const opts *o, int r, int type, int id)
             if (nan_c)
                 put_all(&e, C, a, NAN, NAN);
             else
-                put_all(&e, C, a, rng_value(s, &e), rng_value(s, &e));
+                put_all(&e, C, a, rng_value(s, e.dbl), rng_value(s, e.dbl));
             if (i == j && (r == HERK || r == HER2K))
                 put(&e, C, a, 1, NAN);
         }

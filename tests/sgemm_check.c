@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "client_rand.h"
 #include "fortran_gemm.h"
 
 #define SENTINEL 12345.678f     /* exact in float and in double */
@@ -71,29 +72,6 @@ static void put_all(const opts *o, void *p, size_t i, long double re, long doubl
     put(o, p, i, 0, re);
     if (o->cx)
         put(o, p, i, 1, im);
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    /* splitmix64: small, fixed-seed reproducible */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static int rng_int(uint64_t *s, int lo, int hi) { return lo + (int)(rng_next(s) % (uint64_t)(hi - lo + 1)); }
-/* A value in [-1, 1) with every bit of the element type's mantissa random:
- * a double path that rounded its operands to float would show. */
-static double rng_value(uint64_t *s, const opts *o)
-{
-    double u = (rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
-    return o->dbl ? u * 2.0 - 1.0 : (float)u * 2.0f - 1.0f;
-}
-
-/* Element (i, j) of a matrix stored with the given layout and ld. */
-static size_t at(int layout, int ld, int i, int j)
-{
-    return layout == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i;
 }
 
 /* The call itself, in the run's precision and the chosen interface. */
@@ -166,13 +144,13 @@ static int one_call(uint64_t *s, const opts *o, int id)
     size_t nc = (size_t)ldc * ((layout == CblasRowMajor ? m : n) + 1);
     size_t es = elem_size(o);
     void *A = malloc(na * es), *B = malloc(nb * es), *C = malloc(nc * es);
-    for (size_t i = 0; i < na; i++) put_all(o, A, i, rng_value(s, o), rng_value(s, o));
-    for (size_t i = 0; i < nb; i++) put_all(o, B, i, rng_value(s, o), rng_value(s, o));
+    for (size_t i = 0; i < na; i++) put_all(o, A, i, rng_value(s, o->dbl), rng_value(s, o->dbl));
+    for (size_t i = 0; i < nb; i++) put_all(o, B, i, rng_value(s, o->dbl), rng_value(s, o->dbl));
     for (size_t i = 0; i < nc; i++) put_all(o, C, i, SENTINEL, SENTINEL);
     int nan_c = beta0 && rng_int(s, 0, 1);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++)
-            put_all(o, C, at(layout, ldc, i, j), nan_c ? NAN : rng_value(s, o), rng_value(s, o));
+            put_all(o, C, at(layout, ldc, i, j), nan_c ? NAN : rng_value(s, o->dbl), rng_value(s, o->dbl));
 
     /* op(A) as m rows of k and op(B) as n rows of k (re, im), in long
      * double, so that the reference reads both in order. */
