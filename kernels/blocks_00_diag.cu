@@ -19,7 +19,7 @@
  * what unit.blocked tests; the reference testers in forced-GPU mode and
  * bench_blocked --check-reference test these. */
 #include "tb_blocks.h"
-#include "tb_kernel_args.cuh"
+#include "tb_kernel_common.cuh"
 
 template <typename R> __device__ inline R tb_re(R x) { return x; }
 template <typename R> __device__ inline tb_cx<R> tb_re(tb_cx<R> x) { return tb_cx<R>(x.re); }
@@ -240,12 +240,14 @@ __global__ void __launch_bounds__(256) tb_blk_tri_panel(tb_blk_tri a, T alpha)
 template <typename T> static cudaError_t tb_tri_panel(const tb_blk_tri *a, cudaStream_t stream)
 {
     const size_t smem = tb_tri_smem_elems() * sizeof(T);
-    /* Over 48 KB (complex double: 85 KB) is asked for, on this launch's
-     * device; every GPU the kernels run on (8.0 and later) has it. */
+    /* Over 48 KB (complex double: 85 KB) is asked for once a device; every
+     * GPU the kernels run on (8.0 and later) has it. */
     if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(tb_blk_tri_panel<T>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)smem);
+        static volatile int attr_set[TB_ATTR_MAX_DEV];
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        if (e == cudaSuccess)
+            e = tb_smem_attr(tb_blk_tri_panel<T>, (int)smem, dev, attr_set);
         if (e != cudaSuccess)
             return e;
     }
