@@ -1,11 +1,11 @@
 /* tests/ilp64_check.c - a program on an ILP64 BLAS (64-bit integers), as
- * Debian's libopenblas64 builds it: random gemm, syrk and trsm calls in
- * single and double precision through CBLAS and Fortran names, every
- * layout, transpose, side, uplo and diag, padded leading dimensions, alpha
- * and beta 0 too, each checked against a long double reference. The names
- * are found at run time (dlsym), so that a preloaded library answers them
- * first:
- *   --names plain     cblas_dgemm, dgemm_ (Debian's ILP64 OpenBLAS)
+ * Debian's libopenblas64, libblas64 and libblis64 build it: random gemm,
+ * syrk and trsm calls in single and double precision through CBLAS and
+ * Fortran names, every layout, transpose, side, uplo and diag, padded
+ * leading dimensions, alpha and beta 0 too, each checked against a long
+ * double reference. The names are found at run time (dlsym), so that a
+ * preloaded library answers them first:
+ *   --names plain     cblas_dgemm, dgemm_ (the ILP64 BLAS it is linked to)
  *   --names suffix64  cblas_dgemm64_, dgemm_64_ (tests/suffix64_blas.c)
  * --illegal makes illegal calls only (the BLAS reports them); --wide makes
  * legal calls with a size past 2^31 and nothing to do (gemm's M with N = K

@@ -466,29 +466,35 @@ ilp64)
     # auto and forced-GPU modes, each call intercepted once with its true
     # sizes, no false report of an illegal argument; the BLAS's own reports
     # of illegal calls byte for byte as without us; a legal size past 2^31
-    # (gemm's M, syrk's K) forwarded, not misread.
+    # (gemm's M, syrk's K) forwarded, not misread. The same, plain names,
+    # on Debian's other ILP64 BLASes where installed: the reference BLAS
+    # (ilp64_check_ref) and BLIS (ilp64_check_blis).
     [ -x "$bin/ilp64_check" ] || skip "libopenblas64 (Debian's libopenblas64-pthread-dev) not installed"
-    for names in plain suffix64; do
-        "$bin/ilp64_check" --names $names >"$tmp/out" 2>"$tmp/err" \
-            || fail "$names names without the preload: $(tail -2 "$tmp/out") $(head -2 "$tmp/err")"
+    done_on=""
+    for run in ilp64_check:plain ilp64_check:suffix64 ilp64_check_ref:plain ilp64_check_blis:plain; do
+        prog=$bin/${run%:*} names=${run#*:} on="${run%:*} --names $names"
+        [ -x "$prog" ] || continue
+        "$prog" --names $names >"$tmp/out" 2>"$tmp/err" \
+            || fail "$on without the preload: $(tail -2 "$tmp/out") $(head -2 "$tmp/err")"
         for mode in auto gpu; do
-            TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 pre "$bin/ilp64_check" --names $names \
-                >"$tmp/out" 2>"$tmp/err" || fail "$names names, mode $mode: $(tail -2 "$tmp/out")"
+            TILEDBLAS_MODE=$mode TILEDBLAS_VERBOSE=2 pre "$prog" --names $names \
+                >"$tmp/out" 2>"$tmp/err" || fail "$on, mode $mode: $(tail -2 "$tmp/out")"
             calls=$(sed -n 's/.*: \([0-9]*\) passed, 0 failed$/\1/p' "$tmp/out")
-            [ -n "$calls" ] || fail "$names names, mode $mode: $(tail -1 "$tmp/out")"
+            [ -n "$calls" ] || fail "$on, mode $mode: $(tail -1 "$tmp/out")"
             n=$(grep -cE '^tiledblas: [a-z_0-9]+ (RowMajor|ColMajor) [LRUNTC]{2,4} m=[1-9][0-9]* n=[1-9][0-9]* k=[1-9][0-9]* -> ' "$tmp/err" || true)
-            [ "$n" = "$calls" ] || fail "$names names, mode $mode: $n decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
-            ! grep -q 'illegal\|parameter number\|was incorrect' "$tmp/err" || fail "$names names, mode $mode: $(grep 'illegal\|parameter\|incorrect' "$tmp/err" | head -2)"
+            [ "$n" = "$calls" ] || fail "$on, mode $mode: $n decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
+            ! grep -q 'illegal\|parameter number\|was incorrect' "$tmp/err" || fail "$on, mode $mode: $(grep 'illegal\|parameter\|incorrect' "$tmp/err" | head -2)"
         done
-        "$bin/ilp64_check" --names $names --illegal >"$tmp/plain" 2>&1
-        TILEDBLAS_MODE=gpu pre "$bin/ilp64_check" --names $names --illegal >"$tmp/pre" 2>&1
-        cmp -s "$tmp/plain" "$tmp/pre" || fail "$names names: illegal calls reported differently: $(diff "$tmp/plain" "$tmp/pre" | head -5)"
-        TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$bin/ilp64_check" --names $names --wide >"$tmp/out" 2>"$tmp/err" \
-            || fail "$names names: M past 2^31: $(cat "$tmp/out" "$tmp/err" | head -3)"
+        "$prog" --names $names --illegal >"$tmp/plain" 2>&1
+        TILEDBLAS_MODE=gpu pre "$prog" --names $names --illegal >"$tmp/pre" 2>&1
+        cmp -s "$tmp/plain" "$tmp/pre" || fail "$on: illegal calls reported differently: $(diff "$tmp/plain" "$tmp/pre" | head -5)"
+        TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$prog" --names $names --wide >"$tmp/out" 2>"$tmp/err" \
+            || fail "$on: M past 2^31: $(cat "$tmp/out" "$tmp/err" | head -3)"
         n=$(grep -c ' -> cpu (ints-past-32-bits)$' "$tmp/err" || true)
-        [ "$n" = 4 ] || fail "$names names: a size past 2^31 not forwarded ($n of 4 calls): $(head -3 "$tmp/err")"
+        [ "$n" = 4 ] || fail "$on: a size past 2^31 not forwarded ($n of 4 calls): $(head -3 "$tmp/err")"
+        done_on="$done_on ${run%:*} ($names),"
     done
-    pass "ILP64 names (plain and 64_ suffix): $calls gemm, syrk and trsm calls right in auto and forced-GPU modes, each intercepted once, their illegal calls reported as the BLAS does, sizes past 2^31 forwarded" ;;
+    pass "ILP64 BLAS:$done_on each $calls gemm, syrk and trsm calls right in auto and forced-GPU modes, each intercepted once, their illegal calls reported as the BLAS does, sizes past 2^31 forwarded" ;;
 numpy-pypi)
     # numpy and scipy from PyPI (scripts/test.sh makes the virtual
     # environment): numpy's wheel calls its bundled scipy-openblas64 by
