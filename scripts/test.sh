@@ -13,9 +13,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # the package test pkg-config, dpkg-dev and file (cpack's dpkg-shlibdeps).
 # libopenblas64-pthread-dev, libblas64-dev, libblis64-dev: programs on an
 # ILP64 BLAS, OpenBLAS, the reference BLAS and BLIS (preload.ilp64);
+# libblas-dev, libblis-dev: on the LP64 reference BLAS and BLIS
+# (preload.other-blas);
 # python3-venv: numpy and scipy from PyPI in build/pypi-venv
 # (preload.numpy-pypi), the BLAS clients people install most.
-pkgs="libblas-test liblapack-test python3 python3-numpy python3-torch python3-venv libopenblas64-pthread-dev libblas64-dev libblis64-dev octave r-base-core valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
+pkgs="libblas-test liblapack-test python3 python3-numpy python3-torch python3-venv libopenblas64-pthread-dev libblas64-dev libblis64-dev libblas-dev libblis-dev octave r-base-core valgrind gnuplot-nox chromium imagemagick fonts-dejavu-core pkg-config dpkg-dev file"
 "$root/scripts/setup.sh" $pkgs
 venv="$root/build/pypi-venv"
 if ! "$venv/bin/python" -c 'import numpy, scipy' 2>/dev/null; then

@@ -495,6 +495,41 @@ ilp64)
         done_on="$done_on ${run%:*} ($names),"
     done
     pass "ILP64 BLAS:$done_on each $calls gemm, syrk and trsm calls right in auto and forced-GPU modes, each intercepted once, their illegal calls reported as the BLAS does, sizes past 2^31 forwarded" ;;
+other-blas)
+    # Programs on the other CPU BLASes Debian ships, LP64 (tests/CMakeLists.txt
+    # links each from its own directory): the reference BLAS (sgemm_check_ref,
+    # l3_check_ref) and BLIS (sgemm_check_blis, l3_check_blis). gemm in s, d,
+    # c, z and the other level-3 routines through both interfaces: right
+    # without the preload; under it in auto mode the same output and
+    # silent; in forced-GPU mode right, one decision line a call. BLIS 0.9
+    # reads the imaginary parts of herk's and her2k's diagonal of C, which
+    # the reference BLAS does not and l3_check sets to NaN: those two run on
+    # the reference BLAS alone.
+    ran=""
+    for b in ref blis; do
+        [ -x "$bin/sgemm_check_$b" ] && [ -x "$bin/l3_check_$b" ] || continue
+        l3=""
+        [ $b = blis ] && l3="--routines symm,hemm,syrk,syr2k,trmm,trsm"
+        for run in "sgemm_check_$b:" "sgemm_check_$b:--double" "sgemm_check_$b:--complex" \
+                   "sgemm_check_$b:--zcomplex" "l3_check_$b:$l3"; do
+            prog=$bin/${run%%:*} opts="--api mixed ${run#*:}" on="${run%%:*} ${run#*:}"
+            "$prog" $opts >"$tmp/plain.out" 2>"$tmp/plain.err" \
+                || fail "$on fails without the preload: $(tail -2 "$tmp/plain.out") $(head -2 "$tmp/plain.err")"
+            calls=$(sed -n 's/^\(l3_check: \)\{0,1\}\([0-9]*\) \(passed\|calls\), 0 failed$/\2/p' "$tmp/plain.out")
+            [ -n "$calls" ] || fail "$on: no summary line: $(tail -2 "$tmp/plain.out")"
+            TILEDBLAS_MODE=auto pre "$prog" $opts >"$tmp/pre.out" 2>"$tmp/pre.err" \
+                || fail "$on fails under the preload: $(tail -2 "$tmp/pre.out")"
+            cmp -s "$tmp/plain.out" "$tmp/pre.out" || fail "$on: stdout differs under the preload"
+            [ ! -s "$tmp/pre.err" ] || fail "$on: the preload printed at default settings: $(head -3 "$tmp/pre.err")"
+            TILEDBLAS_MODE=gpu TILEDBLAS_VERBOSE=2 pre "$prog" $opts >"$tmp/out" 2>"$tmp/err" \
+                || fail "$on: wrong results in forced-GPU mode: $(grep -v ' -> ' "$tmp/err" | head -5)"
+            n=$(grep -cE '^tiledblas: [a-z_0-9]+ (RowMajor|ColMajor) [A-Z]* ?m=[0-9]+ n=[0-9]+ k=[0-9]+ -> (gpu|cpu) ' "$tmp/err" || true)
+            [ "$n" = "$calls" ] || fail "$on: $n decision lines for $calls calls: $(grep -v ' -> ' "$tmp/err" | head -3)"
+        done
+        ran="$ran $b,"
+    done
+    [ -n "$ran" ] || skip "neither the reference BLAS (libblas-dev) nor BLIS (libblis-dev) installed"
+    pass "on the CPU BLAS of each of$ran gemm in s, d, c, z and the other level-3 routines right without the preload and under it (auto: the same output, silent; forced GPU: right, a decision line a call)" ;;
 numpy-pypi)
     # numpy and scipy from PyPI (scripts/test.sh makes the virtual
     # environment): numpy's wheel calls its bundled scipy-openblas64 by
