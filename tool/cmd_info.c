@@ -11,8 +11,8 @@ static const char tb_info_usage[] =
     "usage: tiledblas info\n"
     "Prints the library's path and version, the CPU BLAS it forwards to (name,\n"
     "version, OpenBLAS core), the GPU (or \"GPU: none (why)\"), the kernels with\n"
-    "the precision each computes (single or double), and the TILEDBLAS_* settings\n"
-    "in effect in this environment.\n";
+    "the precision each computes (single, double, complex or zcomplex), and the\n"
+    "TILEDBLAS_* settings in effect in this environment.\n";
 
 int tb_cmd_info(int argc, char **argv)
 {
