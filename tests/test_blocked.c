@@ -312,7 +312,7 @@ static void run_case(const cas *c)
             }
             const lcx got = el(out, i, j, 1);
             const long double d = cabsl(got - ref);
-            if (!(d <= err))   /* NaN too */
+            if (err == err && !(d <= err))   /* a NaN, once seen, stays */
                 err = d;
             if (mag > scale)
                 scale = mag;
