@@ -221,6 +221,8 @@ tb_dmma_kernel(tb_dgemm_args g, int vec_a, int vec_b, int vec_c, int nblk_m, int
     int tm, tn;
     tb_grouped_tile(blockIdx.x, nblk_m, nblk_n, tm, tn);
     const int bm = tm * BM, bn = tn * BN;
+    if (TB_TILE_UNWANTED(g.tri, g.tri_w, bm, BM, bn, BN))
+        return;   /* no wanted element: the whole block leaves, before any barrier */
     const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;
 
     double acc[MT][NTL][4];
@@ -444,9 +446,18 @@ static cudaError_t tb_dmma_launch(const tb_dgemm_args *args, cudaStream_t stream
     return tb_dmma_trans<tb_dt128k16, AMP, 0>(g, va, vb, vc, dev, run_if, stream);
 }
 
+/* g in dmma's arguments, its wanted triangle included. */
+static tb_dgemm_args tb_dmma_args(const tb_gemm *g)
+{
+    tb_dgemm_args a = tb_args_of<double>(g);
+    a.tri = g->tri;
+    a.tri_w = g->tri_w;
+    return a;
+}
+
 extern "C" cudaError_t tb_launch_dmma(const tb_gemm *g, cudaStream_t stream)
 {
-    const tb_dgemm_args a = tb_args_of<double>(g);
+    const tb_dgemm_args a = tb_dmma_args(g);
     return tb_dmma_launch<0, 0, 1>(&a, stream);
 }
 
@@ -455,7 +466,7 @@ extern "C" cudaError_t tb_launch_dmma(const tb_gemm *g, cudaStream_t stream)
  * on the GPU whether it can run the product itself (dgemm_02_ozaki.cu). */
 extern "C" cudaError_t tb_launch_dmma_if(const tb_gemm *g, const int *run_if, cudaStream_t stream)
 {
-    const tb_dgemm_args a = tb_args_of<double>(g);
+    const tb_dgemm_args a = tb_dmma_args(g);
     return tb_dmma_launch<0, 0, 1>(&a, stream, run_if);
 }
 

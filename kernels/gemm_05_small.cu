@@ -268,7 +268,7 @@ static cudaError_t tb_small_launch(const tb_gemm *in, cudaStream_t stream)
          * where it leaves no K, so no parts). */
         if (e == cudaSuccess)
             e = tb_launch_split_sum(in->dtype, W, ldw, wstride, parts, g.m, g.n, in->alpha,
-                                    in->beta, g.C, g.ldc, stream);
+                                    in->beta, g.C, g.ldc, 0, 0, stream);
         tb_run_scratch_free(W, stream);
         if (e == cudaSuccess)
             tb_run_count_split();

@@ -656,6 +656,20 @@ int tb_wgmma_tail_parts(int m, int n, int k, int sms)
     return q >= 2 ? tb_split_fit(k, (int)q) : 1;
 }
 
+/* The share of C's 128 x 128 tiles that hold a wanted element of g's
+ * triangle (1 without one). */
+static double tb_tri_share(const tb_gemm *g)
+{
+    if (!g->tri)
+        return 1.0;
+    const long long mt = (g->m + 127) / 128, nt = (g->n + 127) / 128;
+    long long wanted = 0;
+    for (long long i = 0; i < mt; i++)
+        for (long long j = 0; j < nt; j++)
+            wanted += !TB_TILE_UNWANTED(g->tri, g->tri_w, i * 128, 128, j * 128, 128);
+    return mt > 0 && nt > 0 ? (double)wanted / (double)(mt * nt) : 1.0;
+}
+
 tb_run_plan tb_kernel_plan(const tb_kernel_info *k, const tb_gemm *g, int sms)
 {
     tb_run_plan p = {0, 0, 1, g->k};
@@ -667,7 +681,9 @@ tb_run_plan tb_kernel_plan(const tb_kernel_info *k, const tb_gemm *g, int sms)
         p.pack_b = !tb_rows16(g->B, g->ldb, es) && tb_want_copy(g, 1);
     }
     if (k->ksplit == TB_K_PARTS) {
-        p.parts = tb_split_parts(g->dtype, g->m, g->n, g->k, sms);
+        /* A wanted triangle: the grid the parts fill is its tiles alone. */
+        const int n = g->tri ? (int)(g->n * tb_tri_share(g)) + 1 : g->n;
+        p.parts = tb_split_parts(g->dtype, g->m, n, g->k, sms);
         if (p.parts > 1)
             p.slice = tb_split_slice(g->k, p.parts);
     }
@@ -719,6 +735,10 @@ tb_complex_plan tb_complex_plan_of(const tb_gemm *g, int post)
     p.g.C = p.post ? NULL : g->C;
     p.g.alpha = (tb_scalar){alpha_cx ? 1.0 : g->alpha.re, 0.0};
     p.g.beta = (tb_scalar){p.post ? 0.0 : beta_cx ? 1.0 : g->beta.re, 0.0};
+    /* C's wanted triangle in the real product's columns (two a complex
+     * one); a product into P wants all of P, which the post pass reads. */
+    p.g.tri = p.post ? 0 : g->tri;
+    p.g.tri_w = 2 * (g->tri_w > 1 ? g->tri_w : 1);
     const size_t a_bytes = p.copy_a ? (size_t)g->m * p.g.lda * rs : 0;
     const size_t b_bytes = k2 * p.g.ldb * rs;
     const size_t p_bytes = p.post ? (size_t)g->m * p.g.ldc * rs : 0;

@@ -41,15 +41,18 @@ tb_pack_kernel(const T *__restrict__ src, size_t lds, T *__restrict__ dst, size_
 /* C = alpha * (W_0 + ... + W_{S-1}) + beta * C, the W_s being the parts'
  * results (stride ldw, wstride apart), in the element type T (alpha and beta
  * of fp64 products in double). Rows over gridDim.y, columns over threads:
- * coalesced, any shape. */
+ * coalesced, any shape. Elements outside a wanted triangle (tri, tri_w as
+ * tb_gemm's) are neither read nor written. */
 template <typename T>
 __global__ void __launch_bounds__(256)
 tb_split_sum(const T *__restrict__ W, size_t ldw, size_t wstride, int parts, int m, int n, T alpha,
-             T beta, T *C, size_t ldc)
+             T beta, T *C, size_t ldc, int tri, int tri_w)
 {
     tb_pdl_wait();   /* the parts are written (small kernel: launched under its tail) */
     for (int r = blockIdx.y; r < m; r += gridDim.y)
         for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
+            if (TB_TILE_UNWANTED(tri, tri_w, r, 1, c, 1))
+                continue;
             /* Loads eight parts at a time before adding them (a sum over
              * many parts is a chain of loads otherwise), in part order. */
             const T *w = W + (size_t)r * ldw + c;
@@ -101,14 +104,15 @@ extern "C" cudaError_t tb_launch_pack(tb_dtype t, const void *src, size_t lds, v
  * kernel that wrote the parts (it waits for that kernel's end first). */
 template <typename T>
 static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int parts, int m, int n,
-                                  T alpha, T beta, T *C, size_t ldc, cudaStream_t stream)
+                                  T alpha, T beta, T *C, size_t ldc, int tri, int tri_w,
+                                  cudaStream_t stream)
 {
     const unsigned gx = (unsigned)((n + 255) / 256 < 8 ? (n + 255) / 256 : 8);
     const unsigned gy = (unsigned)(m < 65535 ? m : 65535);
     cudaLaunchAttribute pdl;
     const cudaLaunchConfig_t cfg = tb_pdl_config(dim3(gx, gy), dim3(256), 0, stream, &pdl);
     cudaError_t e = cudaLaunchKernelEx(&cfg, tb_split_sum<T>, W, ldw, wstride, parts, m, n, alpha,
-                                       beta, C, ldc);
+                                       beta, C, ldc, tri, tri_w);
     if (e != cudaSuccess)
         cudaGetLastError();
     return e;
@@ -116,16 +120,16 @@ static cudaError_t tb_split_close(const T *W, size_t ldw, size_t wstride, int pa
 
 extern "C" cudaError_t tb_launch_split_sum(tb_dtype t, const void *W, size_t ldw, size_t wstride,
                                            int parts, int m, int n, tb_scalar alpha,
-                                           tb_scalar beta, void *C, size_t ldc,
-                                           cudaStream_t stream)
+                                           tb_scalar beta, void *C, size_t ldc, int tri,
+                                           int tri_w, cudaStream_t stream)
 {
     switch (t) {
     case TB_F32:
         return tb_split_close<float>((const float *)W, ldw, wstride, parts, m, n, (float)alpha.re,
-                                     (float)beta.re, (float *)C, ldc, stream);
+                                     (float)beta.re, (float *)C, ldc, tri, tri_w, stream);
     case TB_F64:
         return tb_split_close<double>((const double *)W, ldw, wstride, parts, m, n, alpha.re,
-                                      beta.re, (double *)C, ldc, stream);
+                                      beta.re, (double *)C, ldc, tri, tri_w, stream);
     default:
         return cudaErrorInvalidValue;
     }

@@ -26,6 +26,7 @@ typedef struct tb_dgemm_args {
     const double *A; size_t lda;
     const double *B; size_t ldb;
     double *C; size_t ldc;
+    int tri, tri_w;     /* tb_gemm's wanted triangle (dmma skips the other tiles) */
 } tb_dgemm_args;
 
 /* A complex number of two R (float or double), re then im: the layout of

@@ -52,7 +52,13 @@ typedef struct tb_scalar {
  * `dtype` (complex ones interleaved, re then im); strides are in elements,
  * not bytes.
  * beta == 0 means C is write-only: it is never read (NaN in C must not leak).
- * k == 0 or alpha == 0 give C = beta*C without reading A or B. */
+ * k == 0 or alpha == 0 give C = beta*C without reading A or B.
+ * tri (0: none) says that only a triangle of C is wanted (a diagonal block
+ * of syrk's family, blocked.c): TB_TRI_LOWER the elements (i, j) with
+ * j < (i + 1) w, TB_TRI_UPPER those with j >= i w, w = tri_w (1 when 0;
+ * 2 for a complex product's real one, whose columns are re and im). A
+ * kernel may leave the other elements' tiles unwritten (TB_TILE_UNWANTED)
+ * or compute them; none may read them afterwards. */
 typedef struct tb_gemm {
     tb_dtype dtype;
     int m, n, k;
@@ -61,7 +67,16 @@ typedef struct tb_gemm {
     const void *A; size_t lda;
     const void *B; size_t ldb;
     void *C; size_t ldc;
+    int tri, tri_w;
 } tb_gemm;
+
+enum { TB_TRI_LOWER = 1, TB_TRI_UPPER = 2 };
+/* Whether the tile of C at rows [r0, r0 + rows), columns [c0, c0 + cols)
+ * holds no wanted element (host and device; tri, w as in tb_gemm). */
+#define TB_TILE_UNWANTED(tri, w, r0, rows, c0, cols)                                     \
+    ((tri) == TB_TRI_LOWER   ? (long long)(c0) >= ((long long)(r0) + (rows)) * ((w) > 1 ? (w) : 1) \
+     : (tri) == TB_TRI_UPPER ? (long long)(c0) + (cols) <= (long long)(r0) * ((w) > 1 ? (w) : 1)   \
+                             : 0)
 
 /* Launch the product on `stream`; return cudaSuccess or the launch error.
  * A launcher is handed products of its kernel's element type only
@@ -339,7 +354,7 @@ cudaError_t tb_launch_pack(tb_dtype t, const void *src, size_t lds, void *dst, s
                            int rows, int cols, cudaStream_t stream);
 cudaError_t tb_launch_split_sum(tb_dtype t, const void *W, size_t ldw, size_t wstride, int parts,
                                 int m, int n, tb_scalar alpha, tb_scalar beta, void *C, size_t ldc,
-                                cudaStream_t stream);
+                                int tri, int tri_w, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

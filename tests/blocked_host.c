@@ -4,6 +4,7 @@
  * vector of a triangular step). */
 #include "blocked_host.h"
 #include <complex.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,8 @@ static cx scale(tb_scalar s, cx x)
 static int is_zero(tb_scalar s) { return s.re == 0.0 && s.im == 0.0; }
 
 /* C = alpha op(A) op(B) + beta C as tb_gemm says: k 0 or alpha 0 read
- * neither A nor B, beta 0 never reads C. */
+ * neither A nor B, beta 0 never reads C; an element outside a wanted
+ * triangle (g->tri) becomes NaN, so that a step reading it shows. */
 static int host_gemm(void *ctx, const tb_gemm *g)
 {
     blk_host *h = ctx;
@@ -65,6 +67,10 @@ static int host_gemm(void *ctx, const tb_gemm *g)
     h->gemm_flops += 2.0 * g->m * g->n * k * flop_scale(dt);
     for (int i = 0; i < g->m; i++)
         for (int j = 0; j < g->n; j++) {
+            if (TB_TILE_UNWANTED(g->tri, g->tri_w, i, 1, j, 1)) {
+                put(dt, g->C, (size_t)i * g->ldc + j, CMPLX(NAN, NAN));
+                continue;
+            }
             cx acc = 0;
             for (int l = 0; l < k; l++)
                 acc += op_el(dt, g->A, g->lda, g->transa, i, l) *

@@ -113,6 +113,24 @@ static void expect_plans(void)
     expect_plan("dmma-k16", TB_F64, 1025, 1025, 8192, 4104, 8192, 4104, 1026, 1.0, 1, 1, 5, 1664);
     expect_plan("dmma", TB_F64, 768, 768, 16384, 4096, 16384, 4096, 768, 0.5, 0, 0, 11, 1504);
     expect_plan("dtiled16", TB_F64, 1025, 1025, 8192, 4104, 8193, 4104, 1025, 1.0, 0, 0, 1, 8192);
+    /* A wanted triangle: K cut by its tiles alone. dsyrk 8192's diagonal
+     * block, 2048 x 2048 x 8192: whole (256 tiles, two waves of 132 at
+     * 97%); its lower triangle, 136 tiles (two waves at 52%), in parts. */
+    {
+        const tb_kernel_info *dm = tb_kernel_by_name("dmma");
+        tb_gemm q = {TB_F64, 2048, 2048, 8192, 0, 1, {1.0, 0.0}, {0.0, 0.0}, (const void *)4096,
+                     8192, (const void *)4096, 8192, (void *)4096, 2048, 0, 1};
+        const tb_run_plan whole = tb_kernel_plan(dm, &q, 132);
+        q.tri = TB_TRI_LOWER;
+        const tb_run_plan tri = tb_kernel_plan(dm, &q, 132);
+        if (whole.parts == 1 && tri.parts > 1) {
+            passed++;
+        } else {
+            failed++;
+            printf("FAIL plan dmma 2048x2048x8192: %d parts whole, %d with a triangle\n",
+                   whole.parts, tri.parts);
+        }
+    }
     /* Without an SM count (0: CUDA could not say) K stays whole. */
     const tb_kernel_info *tf = tb_kernel_by_name("tf32x3");
     const tb_gemm g = {TB_F32, 1537, 1537, 1537, 0, 0, {1.0, 0.0}, {0.0, 0.0}, (const void *)4096,

@@ -48,7 +48,7 @@ static int tb_device_gemm(const char *kernel, tb_dtype dtype, char transa, char 
     if (ldc < (n > 1 ? n : 1)) return 13;
 
     const tb_gemm g = {dtype, m, n, k, ta, tb, alpha, beta, A, (size_t)lda, B, (size_t)ldb, C,
-                       (size_t)ldc};
+                       (size_t)ldc, 0, 0};
     const tb_kernel_info *kern = kernel ? tb_kernel_by_name(kernel) : tb_kernel_pick(&g, 1);
     if (!kern || !tb_kernel_accepts(kern, &g)) {
         tb_api_error = "no such kernel, or it does not compute this precision, fit this GPU "

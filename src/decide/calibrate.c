@@ -134,7 +134,7 @@ static double tb_time_kernel(tb_dtype dtype, int m, int n, int k)
         cudaMemsetAsync(A, 0x3c, es * m * k, st);
         cudaMemsetAsync(B, 0x3c, es * (size_t)k * n, st);
         const tb_gemm g = {dtype, m, n, k, 0, 0, {1.0, 0.0}, {0.0, 0.0}, A, (size_t)k, B, (size_t)n,
-                           C, (size_t)n};
+                           C, (size_t)n, 0, 0};
         const tb_kernel_info *kern = s->kernel ? tb_kernel_by_name(s->kernel) : NULL;
         if (kern && !tb_kernel_accepts(kern, &g))
             kern = NULL;   /* TILEDBLAS_KERNEL names one of the other precision */

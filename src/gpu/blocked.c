@@ -73,9 +73,10 @@ static void *tb_c(const tb_run *r, size_t i, size_t j)
 }
 
 /* C (m x n, ldc) = alpha op(a) op(b) + beta C, op(a) m x k; alpha 0 is a
- * product of depth 0 (a and b are not read). */
-static void tb_mm(tb_run *r, int m, int n, int k, tb_scalar alpha, tb_op a, tb_op b,
-                  tb_scalar beta, void *c, size_t ldc)
+ * product of depth 0 (a and b are not read). tri: tb_gemm's wanted
+ * triangle (0: all of C). */
+static void tb_mm_tri(tb_run *r, int m, int n, int k, tb_scalar alpha, tb_op a, tb_op b,
+                      tb_scalar beta, void *c, size_t ldc, int tri)
 {
     if (r->err || m <= 0 || n <= 0)
         return;
@@ -84,8 +85,15 @@ static void tb_mm(tb_run *r, int m, int n, int k, tb_scalar alpha, tb_op a, tb_o
             return;
         k = 0;
     }
-    const tb_gemm g = {r->p->dtype, m, n, k, a.t, b.t, alpha, beta, a.p, a.ld, b.p, b.ld, c, ldc};
+    const tb_gemm g = {r->p->dtype, m, n, k, a.t, b.t, alpha, beta, a.p, a.ld, b.p, b.ld, c, ldc,
+                       tri, 1};
     r->err = r->e->gemm(r->e->ctx, &g);
+}
+
+static void tb_mm(tb_run *r, int m, int n, int k, tb_scalar alpha, tb_op a, tb_op b,
+                  tb_scalar beta, void *c, size_t ldc)
+{
+    tb_mm_tri(r, m, n, k, alpha, a, b, beta, c, ldc, 0);
 }
 
 /* Where d is cut: half its blocks of nb (d > nb, so 0 < s < d). */
@@ -119,15 +127,18 @@ static tb_scalar tb_alpha2(const tb_run *r)
     return a;
 }
 
-/* C(i.., j..) m x n = alpha U_i V_j^T (+ alpha2 V_i U_j^T) + beta C, into c. */
-static void tb_rank(tb_run *r, int i, int j, int m, int n, tb_scalar beta, void *c, size_t ldc)
+/* C(i.., j..) m x n = alpha U_i V_j^T (+ alpha2 V_i U_j^T) + beta C, into c;
+ * tri: only that triangle of it wanted (a diagonal block). */
+static void tb_rank(tb_run *r, int i, int j, int m, int n, tb_scalar beta, void *c, size_t ldc,
+                    int tri)
 {
     const tb_l3 *p = r->p;
     const tb_op u = tb_u(r), v = tb_v(r);
-    tb_mm(r, m, n, p->k, p->alpha, tb_sub(r, u, i, 0), tb_sub(r, tb_adj(r, v), 0, j), beta, c, ldc);
+    tb_mm_tri(r, m, n, p->k, p->alpha, tb_sub(r, u, i, 0), tb_sub(r, tb_adj(r, v), 0, j), beta, c,
+              ldc, tri);
     if (p->routine == TB_R_syr2k || p->routine == TB_R_her2k)
-        tb_mm(r, m, n, p->k, tb_alpha2(r), tb_sub(r, v, i, 0), tb_sub(r, tb_adj(r, u), 0, j),
-              tb_one, c, ldc);
+        tb_mm_tri(r, m, n, p->k, tb_alpha2(r), tb_sub(r, v, i, 0), tb_sub(r, tb_adj(r, u), 0, j),
+                  tb_one, c, ldc, tri);
 }
 
 static void tb_rk(tb_run *r, int o, int n)
@@ -136,10 +147,11 @@ static void tb_rk(tb_run *r, int o, int n)
     if (r->err)
         return;
     if (n <= r->nb) {
-        /* The whole block's product into scratch, then its triangle into C. */
+        /* The block's product into scratch (its triangle wanted: a kernel
+         * may skip the other's tiles), then the triangle into C. */
         const int product = p->k > 0 && !tb_is(p->alpha, 0.0);
         if (product)
-            tb_rank(r, o, o, n, n, tb_zero, r->S, r->lds);
+            tb_rank(r, o, o, n, n, tb_zero, r->S, r->lds, p->lower ? TB_TRI_LOWER : TB_TRI_UPPER);
         const tb_blk_merge a = {p->dtype, n, p->lower, r->herm, p->beta,
                                 product ? r->S : NULL, r->lds, tb_c(r, o, o), p->ldc};
         if (!r->err)
@@ -149,9 +161,9 @@ static void tb_rk(tb_run *r, int o, int n)
     const int s = tb_half(n, r->nb);
     tb_rk(r, o, s);
     if (p->lower)   /* C(o+s.., o..) (n-s) x s */
-        tb_rank(r, o + s, o, n - s, s, p->beta, tb_c(r, o + s, o), p->ldc);
+        tb_rank(r, o + s, o, n - s, s, p->beta, tb_c(r, o + s, o), p->ldc, 0);
     else            /* C(o.., o+s..) s x (n-s) */
-        tb_rank(r, o, o + s, s, n - s, p->beta, tb_c(r, o, o + s), p->ldc);
+        tb_rank(r, o, o + s, s, n - s, p->beta, tb_c(r, o, o + s), p->ldc, 0);
     tb_rk(r, o + s, n - s);
 }
 

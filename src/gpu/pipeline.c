@@ -290,7 +290,7 @@ static tb_stage tb_run_product(tb_lane *L, const tb_problem *p, tb_gpu_times *t,
         return TB_STAGE_ALLOC;
     R.g0 = (tb_gemm){(tb_dtype)p->prec, R.pl.mp < R.m ? (int)R.pl.mp : (int)R.m,
                      R.pl.nb < R.n ? (int)R.pl.nb : (int)R.n, (int)R.k, p->transa, p->transb,
-                     {p->alpha, p->alpha_im}, {p->beta, p->beta_im}, NULL, 1, NULL, 1, NULL, 1};
+                     {p->alpha, p->alpha_im}, {p->beta, p->beta_im}, NULL, 1, NULL, 1, NULL, 1, 0, 0};
     R.kern = tb_choose_kernel(&R.g0, !R.split_ok);
     t->kernel = R.kern->name;
     t->devices = 1;

@@ -143,7 +143,8 @@ extern "C" void tb_run_count_split(void)
  * The parts are independent products (op(A) and op(B) offset along K,
  * alpha 1, beta 0) into scratch copies of C, launched on side streams so
  * that their tiles share the SMs; the split sum adds them in order and
- * applies alpha and beta. */
+ * applies alpha and beta. A wanted triangle goes to the parts and the sum
+ * alike: what a part may leave unwritten, the sum does not read. */
 static cudaStream_t tb_side[TB_RUN_MAX_DEV][TB_MAX_PARTS - 1];
 static int tb_side_state[TB_RUN_MAX_DEV];           /* 0 untried, 1 ready, -1 none */
 
@@ -214,7 +215,7 @@ static cudaError_t tb_split_run(const tb_gemm *g, const tb_kernel_info *kern,
     }
     if (e == cudaSuccess)
         e = tb_launch_split_sum(g->dtype, W, ldw, wstride, parts, g->m, g->n, g->alpha, g->beta,
-                                g->C, g->ldc, stream);
+                                g->C, g->ldc, g->tri, g->tri_w, stream);
     if (fork)
         cudaEventDestroy(fork);
     for (int p = 1; p < parts; p++)
@@ -344,7 +345,7 @@ extern "C" cudaError_t tb_kernels_load(cudaStream_t stream, const int *stop)
     }
     for (int t = 0; t < TB_DTYPES && e == cudaSuccess; t++)
         if (tb_dtype_real((tb_dtype)t) == (tb_dtype)t)   /* complex runs as real */
-            e = tb_launch_split_sum((tb_dtype)t, buf, 1, 1, 1, 1, 1, one, zero, buf + ROW, 1,
+            e = tb_launch_split_sum((tb_dtype)t, buf, 1, 1, 1, 1, 1, one, zero, buf + ROW, 1, 0, 0,
                                     stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(stream);

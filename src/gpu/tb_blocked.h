@@ -96,8 +96,9 @@ TB_HIDDEN size_t tb_l3_scratch_bytes(const tb_l3 *p, int nb);
  *   symm's and syrk's families: d / 4 (at least 32): diagonal GEMMs large
  *     enough to fill the GPU, few steps, and K cut in four parts (smaller
  *     blocks are slower; the whole of A at once is a little faster, with
- *     twice the error: one GEMM over all of K); syrk's family computes its
- *     diagonal blocks' other triangle too, nb / d of the call's flops;
+ *     twice the error: one GEMM over all of K); syrk's family's diagonal
+ *     products want their triangle alone (tb_gemm.tri): a kernel that
+ *     computes the other too spends nb / d of the call's flops there;
  *   trmm, trsm: TB_BLK_TRI_NB (64), the largest block whose diagonal
  *     step runs from shared memory, a panel of vectors a thread block;
  *     the flops of the diagonal steps are nb / d of the call's. */
