@@ -275,9 +275,11 @@ static cld *full_a(const elem *e, const call *c, const void *A, int K)
     return x;
 }
 
-/* acc += s P Q and sum += |s| |P| |Q|, P rows x inner, Q inner x cols. */
+/* acc += s P Q and sum += |s| |P| |Q|, P rows x inner, Q inner x cols; a
+ * row of acc a thread. */
 static void product(cld s, const cld *P, const cld *Q, int rows, int inner, int cols, cld *acc, long double *sum)
 {
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
             cld d = 0.0L;
@@ -317,18 +319,23 @@ static void trsm_ref(const elem *e, const call *c, const void *A, const void *B,
         T = transpose(T, K, K, 0);
         upper = !upper;
     }
-    cld *inv = malloc(((size_t)K * K + 1) * sizeof *inv), *y = malloc((K + 1) * sizeof *y);
-    cld *x = malloc((K + 1) * sizeof *x);
-    long double *w = malloc((K + 1) * sizeof *w);
-    for (int j = 0; j < K; j++) {   /* T^-1, column j at a time */
+    cld *inv = malloc(((size_t)K * K + 1) * sizeof *inv);
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < K; j++) {   /* T^-1, column j at a time (a thread each) */
+        cld *y = malloc((K + 1) * sizeof *y), *x = malloc((K + 1) * sizeof *x);
         for (int i = 0; i < K; i++)
             y[i] = i == j;
         solve(T, K, upper, y, x);
         for (int i = 0; i < K; i++)
             inv[(size_t)i * K + j] = x[i];
+        free(y);
+        free(x);
     }
     const cld alpha = CMPLXL(c->alpha[0], c->alpha[1]);
-    for (int r = 0; r < nrhs; r++) {
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < nrhs; r++) {   /* a right-hand side a thread */
+        cld *y = malloc((K + 1) * sizeof *y), *x = malloc((K + 1) * sizeof *x);
+        long double *w = malloc((K + 1) * sizeof *w);
         for (int i = 0; i < K; i++)
             y[i] = mul(alpha, get(e, B, c->side ? at(c->layout, c->ldc, r, i) : at(c->layout, c->ldc, i, r)));
         solve(T, K, upper, y, x);
@@ -345,8 +352,9 @@ static void trsm_ref(const elem *e, const call *c, const void *A, const void *B,
             ref[o] = x[i];
             bound[o] = 2.0L * (K + 2) * eps * z;
         }
+        free(y); free(x); free(w);
     }
-    free(T); free(inv); free(y); free(x); free(w);
+    free(T); free(inv);
 }
 
 /* Random values into the rows x cols window of p. */
