@@ -656,18 +656,19 @@ int tb_wgmma_tail_parts(int m, int n, int k, int sms)
     return q >= 2 ? tb_split_fit(k, (int)q) : 1;
 }
 
-/* The share of C's 128 x 128 tiles that hold a wanted element of g's
- * triangle (1 without one). */
-static double tb_tri_share(const tb_gemm *g)
+/* The columns of C a grid of 128 x 128 tiles needs to hold as many tiles as
+ * g's wanted triangle has (g->n without one): the width K's parts fill. */
+static int tb_tri_cols(const tb_gemm *g)
 {
-    if (!g->tri)
-        return 1.0;
+    if (!g->tri || g->m <= 0)
+        return g->n;
     const long long mt = (g->m + 127) / 128, nt = (g->n + 127) / 128;
     long long wanted = 0;
     for (long long i = 0; i < mt; i++)
         for (long long j = 0; j < nt; j++)
             wanted += !TB_TILE_UNWANTED(g->tri, g->tri_w, i * 128, 128, j * 128, 128);
-    return mt > 0 && nt > 0 ? (double)wanted / (double)(mt * nt) : 1.0;
+    const long long cols = (wanted + mt - 1) / mt * 128;
+    return cols < g->n ? (int)cols : g->n;
 }
 
 tb_run_plan tb_kernel_plan(const tb_kernel_info *k, const tb_gemm *g, int sms)
@@ -682,8 +683,7 @@ tb_run_plan tb_kernel_plan(const tb_kernel_info *k, const tb_gemm *g, int sms)
     }
     if (k->ksplit == TB_K_PARTS) {
         /* A wanted triangle: the grid the parts fill is its tiles alone. */
-        const int n = g->tri ? (int)(g->n * tb_tri_share(g)) + 1 : g->n;
-        p.parts = tb_split_parts(g->dtype, g->m, n, g->k, sms);
+        p.parts = tb_split_parts(g->dtype, g->m, tb_tri_cols(g), g->k, sms);
         if (p.parts > 1)
             p.slice = tb_split_slice(g->k, p.parts);
     }

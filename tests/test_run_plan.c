@@ -123,13 +123,19 @@ static void expect_plans(void)
         const tb_run_plan whole = tb_kernel_plan(dm, &q, 132);
         q.tri = TB_TRI_LOWER;
         const tb_run_plan tri = tb_kernel_plan(dm, &q, 132);
-        if (whole.parts == 1 && tri.parts > 1) {
+        /* A block of one tile column: its triangle is all of its tiles. */
+        q.n = q.m = q.ldc = 128;
+        const tb_run_plan one = tb_kernel_plan(dm, &q, 132);
+        q.tri = 0;
+        const tb_run_plan one_whole = tb_kernel_plan(dm, &q, 132);
+        if (whole.parts == 1 && tri.parts > 1 && one.parts == one_whole.parts) {
             passed++;
         } else {
             failed++;
-            printf("FAIL plan dmma 2048x2048x8192: %d parts whole, %d with a triangle\n",
-                   whole.parts, tri.parts);
+            printf("FAIL plan dmma 2048x2048x8192: %d parts whole, %d with a triangle; 128: %d "
+                   "and %d\n", whole.parts, tri.parts, one_whole.parts, one.parts);
         }
+        printf("plan dmma 2048x2048x8192 lower triangle: %d parts of %d\n", tri.parts, tri.slice);
     }
     /* Without an SM count (0: CUDA could not say) K stays whole. */
     const tb_kernel_info *tf = tb_kernel_by_name("tf32x3");
